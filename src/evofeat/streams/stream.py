@@ -1,0 +1,278 @@
+"""A stream held as arrays: values, labels and the visible features of each row.
+
+Rows are grouped in *segments*: maximal runs of consecutive rows that see the
+same set of features. A feature is absent from a row exactly when it is not
+in its segment's visible set (or, for dense input built with
+:meth:`Stream.from_dense`, when the value is NaN). Zeros are values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from evofeat.base.errors import InputError
+from evofeat.base.feature_index import FeatureIndex
+
+__all__ = ["Chunk", "Stream"]
+
+
+def _compress(seg_rows: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Merge consecutive segments with equal masks."""
+    if masks.shape[0] <= 1:
+        return seg_rows, masks
+    same = np.all(masks[1:] == masks[:-1], axis=1)
+    keep = np.concatenate([[True], ~same])
+    return seg_rows[keep], masks[keep]
+
+
+@dataclass
+class Chunk:
+    """A block of rows ready for the compiled loop (columns already internal).
+
+    ``indptr/indices/data`` hold the visible values of each row (CSR, sorted
+    columns); segment ``k`` starts at row ``seg_rows[k]`` of the chunk, its
+    visible columns are ``seg_cols[seg_indptr[k]:seg_indptr[k + 1]]`` and
+    ``seg_dim[k]`` features have been seen once it starts.
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    y: np.ndarray
+    seg_rows: np.ndarray
+    seg_indptr: np.ndarray
+    seg_cols: np.ndarray
+    seg_dim: np.ndarray
+    start: int
+
+
+@dataclass
+class Stream:
+    """Rows whose set of visible features changes as the stream runs.
+
+    Parameters
+    ----------
+    X
+        ``(n, d)`` values: a dense array or a CSR matrix (stored zeros and
+        unstored entries are both the value 0 where visible).
+    y
+        ``(n,)`` labels.
+    feature_names
+        ``d`` names.
+    seg_rows
+        ``(K,)`` first row of each segment (``seg_rows[0] == 0``, increasing).
+    seg_masks
+        ``(K, d)`` boolean: the features visible in each segment.
+    task
+        ``"binary"``, ``"multiclass"`` or ``"regression"``.
+    info
+        What the scenario that built the stream wants reported (e.g.
+        ``eval_from``: the first row the paper scores).
+
+    Examples
+    --------
+    >>> s = Stream.from_dense(np.array([[1.0, np.nan], [0.0, 2.0]]), np.array([1, -1]))
+    >>> s.n_rows, s.n_features, s.seg_rows.tolist()
+    (2, 2, [0, 1])
+    >>> [x for x, _ in s.to_dicts()]
+    [{'x0': 1.0}, {'x0': 0.0, 'x1': 2.0}]
+    """
+
+    X: np.ndarray | sp.csr_matrix
+    y: np.ndarray
+    feature_names: list[Hashable]
+    seg_rows: np.ndarray
+    seg_masks: np.ndarray
+    task: str = "binary"
+    name: str = ""
+    info: dict[str, Any] = field(default_factory=dict)
+    _nan_absent: bool = False
+
+    def __post_init__(self) -> None:
+        n, d = self.X.shape
+        if n == 0:
+            raise InputError("the stream is empty", expected="at least one row", received="0 rows",
+                             fix="check the data file and the row selection")
+        self.y = np.asarray(self.y)
+        if self.y.shape != (n,):
+            raise InputError("labels do not match the rows", expected=f"{n} labels",
+                             received=f"shape {self.y.shape}", fix="pass one label per row")
+        if len(self.feature_names) != d:
+            raise InputError("feature names do not match the columns", expected=f"{d} names",
+                             received=f"{len(self.feature_names)}", fix="pass one name per column")
+        if len(set(self.feature_names)) != d:
+            raise InputError("duplicate feature names", expected="unique names",
+                             received="a repeated name", fix="rename the duplicated columns")
+        self.seg_rows = np.asarray(self.seg_rows, dtype=np.int64)
+        self.seg_masks = np.asarray(self.seg_masks, dtype=bool).reshape(-1, d)
+        if self.seg_rows.size == 0 or self.seg_rows[0] != 0 or np.any(np.diff(self.seg_rows) <= 0):
+            raise InputError("bad segments", expected="increasing first rows starting at 0",
+                             received=str(self.seg_rows[:5]), fix="build streams with a scenario function")
+        if self.seg_masks.shape[0] != self.seg_rows.size:
+            raise InputError("bad segments", expected="one mask per segment",
+                             received=f"{self.seg_masks.shape[0]} masks for {self.seg_rows.size} segments",
+                             fix="build streams with a scenario function")
+        values = self.X.data if sp.issparse(self.X) else self.X
+        if not self._nan_absent and not np.all(np.isfinite(values)):
+            raise InputError("the data hold NaN or infinite values", expected="finite values",
+                             received="NaN/inf", fix="impute or drop them, or use Stream.from_dense to read NaN as absent")
+        self.seg_rows, self.seg_masks = _compress(self.seg_rows, self.seg_masks)
+
+    # ---------------------------------------------------------------- constructors
+    @classmethod
+    def full(cls, X: Any, y: Any, feature_names: Sequence[Hashable] | None = None, **kw: Any) -> Stream:
+        """Every feature visible in every row."""
+        d = X.shape[1]
+        names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
+        return cls(X, y, names, np.array([0]), np.ones((1, d), dtype=bool), **kw)
+
+    @classmethod
+    def from_dense(cls, X: np.ndarray, y: Any, feature_names: Sequence[Hashable] | None = None,
+                   **kw: Any) -> Stream:
+        """A dense array in which NaN marks an absent feature."""
+        X = np.asarray(X, dtype=np.float64)
+        n, d = X.shape
+        if np.any(np.isinf(X)):
+            raise InputError("the data hold infinite values", expected="finite values or NaN for absent",
+                             received="inf", fix="clip or drop them")
+        masks = ~np.isnan(X)
+        names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
+        rows, masks = _compress(np.arange(n), masks)
+        return cls(X, y, names, rows, masks, _nan_absent=True, **kw)
+
+    @classmethod
+    def from_dicts(cls, rows: Iterable[tuple[Mapping[Hashable, float], Any]], **kw: Any) -> Stream:
+        """A stream from ``(dict, label)`` pairs; a missing key is an absent feature."""
+        fi = FeatureIndex()
+        xs, ys = [], []
+        for x, y in rows:
+            fi.add(x.keys())
+            xs.append(x)
+            ys.append(y)
+        X = np.full((len(xs), len(fi)), np.nan)
+        for i, x in enumerate(xs):
+            for k, v in x.items():
+                X[i, fi[k]] = v
+        return cls.from_dense(X, np.asarray(ys), fi.names, **kw)
+
+    # ---------------------------------------------------------------- views
+    @property
+    def n_rows(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    def segment_of_rows(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """The segment number of each row in ``[start, stop)``."""
+        stop = self.n_rows if stop is None else stop
+        return np.searchsorted(self.seg_rows, np.arange(start, stop), side="right") - 1
+
+    def visible_mask(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """``(rows, d)`` boolean mask of the visible entries of rows ``[start, stop)``."""
+        stop = self.n_rows if stop is None else stop
+        mask = self.seg_masks[self.segment_of_rows(start, stop)]
+        if self._nan_absent:
+            mask &= ~np.isnan(np.asarray(self.X[start:stop]))
+        return mask
+
+    def to_dense(self) -> np.ndarray:
+        """Dense values with NaN for absent entries (for references and small data)."""
+        X = self.X.toarray() if sp.issparse(self.X) else np.array(self.X, dtype=np.float64)
+        X[~self.visible_mask()] = np.nan
+        return X
+
+    def to_dicts(self) -> Iterator[tuple[dict[Hashable, float], Any]]:
+        """Yield ``(x, y)`` with ``x`` a dict of the visible features (zeros included)."""
+        names = self.feature_names
+        for start in range(0, self.n_rows, 4096):
+            stop = min(self.n_rows, start + 4096)
+            block = self.X[start:stop]
+            block = block.toarray() if sp.issparse(block) else np.asarray(block)
+            mask = self.visible_mask(start, stop)
+            for i in range(stop - start):
+                cols = np.flatnonzero(mask[i])
+                yield {names[j]: float(block[i, j]) for j in cols}, self.y[start + i].item()
+
+    def take(self, order: np.ndarray) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
+        """Values and labels with the rows in ``order`` (visibility is a schedule over positions)."""
+        return self.X[order], self.y[order]
+
+    # ---------------------------------------------------------------- compiled-loop input
+    def internal_columns(self, fi: FeatureIndex) -> tuple[np.ndarray, np.ndarray]:
+        """Register the features in ``fi`` in order of first visibility.
+
+        Returns ``col_map`` (stream column -> internal column, -1 if never
+        visible) and ``seg_dim`` (features seen once each segment starts).
+        """
+        masks = self.seg_masks
+        seen_any = masks.any(axis=0)
+        first_seg = np.where(seen_any, np.argmax(masks, axis=0), -1)
+        seg_dim = np.empty(masks.shape[0], dtype=np.int64)
+        names = self.feature_names
+        order = np.argsort(first_seg, kind="stable")
+        boundaries = np.searchsorted(first_seg[order], np.arange(masks.shape[0] + 1))
+        if self._nan_absent:  # NaN cells make "visible" row-wise: use rows' first appearance
+            return self._internal_columns_rowwise(fi)
+        for k in range(masks.shape[0]):
+            cols = order[boundaries[k]:boundaries[k + 1]]
+            if cols.size:
+                fi.add([names[c] for c in cols])
+            seg_dim[k] = len(fi)
+        col_map = np.array([fi.get(n) for n in names], dtype=np.int64)
+        return col_map, seg_dim
+
+    def _internal_columns_rowwise(self, fi: FeatureIndex) -> tuple[np.ndarray, np.ndarray]:
+        seg_dim = np.empty(self.seg_rows.size, dtype=np.int64)
+        mask = self.visible_mask()
+        names = self.feature_names
+        for k, r in enumerate(self.seg_rows):
+            fi.add([names[c] for c in np.flatnonzero(mask[r])])
+            seg_dim[k] = len(fi)
+        col_map = np.array([fi.get(n) for n in names], dtype=np.int64)
+        return col_map, seg_dim
+
+    def chunks(self, col_map: np.ndarray, seg_dim: np.ndarray, size: int = 65536) -> Iterator[Chunk]:
+        """Yield the stream as :class:`Chunk` blocks of at most ``size`` rows."""
+        n = self.n_rows
+        y = self.y.astype(np.float64)
+        for start in range(0, n, size):
+            stop = min(n, start + size)
+            block = self.X[start:stop]
+            mask = self.visible_mask(start, stop)
+            if sp.issparse(block):
+                block = sp.csr_matrix(block)
+                rows = np.repeat(np.arange(stop - start), np.diff(block.indptr))
+                keep = mask[rows, block.indices]
+                counts = np.bincount(rows[keep], minlength=stop - start)
+                indices = col_map[block.indices[keep]]
+                data = block.data[keep].astype(np.float64)
+            else:
+                rr, cc = np.nonzero(mask)
+                counts = np.bincount(rr, minlength=stop - start)
+                indices = col_map[cc]
+                data = np.asarray(block, dtype=np.float64)[rr, cc]
+            indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            csr = sp.csr_matrix((data, indices, indptr), shape=(stop - start, max(1, int(seg_dim[-1]))))
+            csr.has_canonical_format = False
+            csr.sort_indices()
+            lo = np.searchsorted(self.seg_rows, start, side="left")
+            hi = np.searchsorted(self.seg_rows, stop, side="left")
+            segs = np.arange(lo, hi)
+            seg_cols_list = [np.sort(col_map[np.flatnonzero(self.seg_masks[k])]) for k in segs]
+            if self._nan_absent:
+                seg_cols_list = [np.sort(col_map[np.flatnonzero(mask[self.seg_rows[k] - start])]) for k in segs]
+            seg_indptr = np.concatenate([[0], np.cumsum([c.size for c in seg_cols_list])]).astype(np.int64)
+            seg_cols = (np.concatenate(seg_cols_list) if seg_cols_list else np.zeros(0)).astype(np.int64)
+            yield Chunk(
+                indptr=csr.indptr.astype(np.int64), indices=csr.indices.astype(np.int64),
+                data=csr.data.astype(np.float64), y=y[start:stop],
+                seg_rows=(self.seg_rows[segs] - start).astype(np.int64), seg_indptr=seg_indptr,
+                seg_cols=seg_cols, seg_dim=seg_dim[segs].astype(np.int64), start=start,
+            )
