@@ -1,5 +1,18 @@
 """The one prequential loop, the repeat runner, metrics and statistical tests."""
 
 from evofeat.evaluate.prequential import PrequentialResult, log_ticks, prequential
+from evofeat.evaluate.repeat import SCENARIOS, load_cached, make_stream, repeat, run_once, summarize
+from evofeat.evaluate.stats import paired_outcome
 
-__all__ = ["PrequentialResult", "log_ticks", "prequential"]
+__all__ = [
+    "SCENARIOS",
+    "PrequentialResult",
+    "load_cached",
+    "log_ticks",
+    "make_stream",
+    "paired_outcome",
+    "prequential",
+    "repeat",
+    "run_once",
+    "summarize",
+]

@@ -108,6 +108,9 @@ def prequential(learner: OnlineLearner, stream: Stream, *, eval_from: int | None
     >>> r.mistakes, r.accuracy
     (1, 0.99)
     """
+    if learner.task == "multiclass" and getattr(learner, "n_classes", 0) is None:
+        learner.n_classes = int(np.max(stream.y)) + 1  # inferred from the stream's class codes
+        learner._reset()
     if not hasattr(learner, "feature_index_"):
         learner._reset()
     if stream.task != learner.task and not (learner.task == "regression" and stream.task != "multiclass"):
