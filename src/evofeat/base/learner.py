@@ -146,15 +146,8 @@ class OnlineLearner:
                 fix="convert the row with dict(zip(names, values))",
             )
         fi = self.feature_index_
-        if grow:
-            fi.add(x.keys())
-        cols = np.empty(len(x), dtype=np.int64)
         vals = np.empty(len(x), dtype=np.float64)
-        n = 0
-        for name, value in x.items():
-            c = fi.get(name)
-            if c < 0:
-                continue
+        for n, (name, value) in enumerate(x.items()):
             try:
                 v = float(value)
             except (TypeError, ValueError):
@@ -167,11 +160,14 @@ class OnlineLearner:
                     f"feature {name!r} is {v}", expected="a finite value (an absent feature is a missing key)",
                     received=repr(value), fix="drop the key for a missing value instead of NaN",
                 )
-            cols[n] = c
             vals[n] = v
-            n += 1
-        order = np.argsort(cols[:n], kind="stable")
-        return cols[:n][order], vals[:n][order]
+        if grow:
+            fi.add(x.keys())
+        cols = np.fromiter((fi.get(name) for name in x), dtype=np.int64, count=len(x))
+        known = cols >= 0
+        cols, vals = cols[known], vals[known]
+        order = np.argsort(cols, kind="stable")
+        return cols[order], vals[order]
 
     def _encode_label(self, y: Any) -> float:
         if self.task == "binary":
@@ -261,6 +257,14 @@ class OnlineLearner:
         """The weight of each feature seen so far, by name."""
         w = self._effective_weights()
         return dict(zip(self.feature_index_.names, w.tolist(), strict=True)) if w.size else {}
+
+    def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Labels predicted by the plain-NumPy reference of this learner's math.
+
+        ``X`` is dense with NaN for absent entries, its columns in the order the
+        features first appear; used by the parity tests.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no NumPy reference")
 
     def _effective_weights(self) -> np.ndarray:
         """The weights as the model uses them (subclasses with a scale factor override)."""

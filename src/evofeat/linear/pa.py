@@ -101,6 +101,9 @@ class PA(OnlineLearner):
             raise InputError("C must be positive", expected="a finite number > 0", received=repr(self.C),
                              fix="pass C=1.0")
 
+    def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return pa_reference(X, y, self.mode, self.C)
+
     def _make_state(self, capacity: int) -> PAState:
         return PAState(w=np.zeros(capacity), p=np.array([_MODES[self.mode], float(self.C)]))
 

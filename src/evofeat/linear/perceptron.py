@@ -76,6 +76,9 @@ class Perceptron(OnlineLearner):
             raise InputError("lr must be positive", expected="a finite number > 0", received=repr(self.lr),
                              fix="pass lr=1.0")
 
+    def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return perceptron_reference(X, y, self.lr)
+
     def _make_state(self, capacity: int) -> PerceptronState:
         return PerceptronState(w=np.zeros(capacity), p=np.array([float(self.lr)]))
 

@@ -1,0 +1,176 @@
+"""The OPID paper's baselines: L2 logistic regression on the E-stage batch only.
+
+The paper calls them SVM, SVM^(s) and SVM^(a), but they are LIBLINEAR's
+L2-regularised logistic regression (Section 4), with ``C`` chosen by
+five-fold cross-validation and one-vs-rest for more than two classes. They
+never see the C-stage: ``SVM`` uses the survived and augmented columns,
+``SVMs`` the survived ones, ``SVMa`` the augmented ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.multiclass import OneVsRestClassifier
+from sklearn.utils.validation import check_is_fitted
+
+from evofeat.base.errors import InputError
+from evofeat.onepass._checks import check_labels, check_matrix, check_n_survived
+
+__all__ = ["SVM", "SVMa", "SVMs", "folds", "tuned_logistic"]
+
+#: Default grid of LIBLINEAR's C searched by cross-validation (10^-3 .. 10^3).
+DEFAULT_CS: tuple[float, ...] = (1e-3, 1e-2, 1e-1, 1.0, 1e1, 1e2, 1e3)
+
+
+def folds(y: np.ndarray, cv: int, seed: int | None) -> StratifiedKFold:
+    """Shuffled stratified ``cv``-fold split, with fewer folds if a class has fewer rows.
+
+    >>> folds(np.array([0, 0, 0, 1, 1, 1]), cv=5, seed=0).n_splits
+    3
+    """
+    smallest = int(np.unique(y, return_counts=True)[1].min())
+    return StratifiedKFold(n_splits=max(2, min(cv, smallest)), shuffle=True, random_state=seed)
+
+
+def tuned_logistic(
+    X: np.ndarray, y: np.ndarray, Cs: Sequence[float], cv: int, seed: int | None
+) -> OneVsRestClassifier:
+    """One-vs-rest LIBLINEAR L2 logistic regression, ``C`` picked by ``cv``-fold accuracy.
+
+    Refitted on all rows with the best ``C``. With two classes one-vs-rest
+    fits a single model, so this is the plain binary classifier.
+
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3)); y = (X[:, 0] > 0).astype(int)
+    >>> model = tuned_logistic(X, y, Cs=(0.1, 1.0), cv=5, seed=0)
+    >>> print(f"{model.score(X, y):.2f}")
+    0.98
+    """
+    base = OneVsRestClassifier(LogisticRegression(solver="liblinear", random_state=seed))
+    if len(Cs) == 1:
+        return base.set_params(estimator__C=float(Cs[0])).fit(X, y)
+    search = GridSearchCV(base, {"estimator__C": list(Cs)}, cv=folds(y, cv, seed), error_score="raise")
+    best: OneVsRestClassifier = search.fit(X, y).best_estimator_
+    return best
+
+
+class _LogisticBaseline(ClassifierMixin, BaseEstimator):
+    """L2 logistic regression on some columns of the E-stage batch."""
+
+    #: Which E-stage columns: "all", "survived" or "augmented".
+    columns: ClassVar[str] = "all"
+
+    def __init__(
+        self, n_survived: int | None = None, Cs: Sequence[float] = DEFAULT_CS, cv: int = 5,
+        seed: int | None = None,
+    ) -> None:
+        self.n_survived = n_survived
+        self.Cs = Cs
+        self.cv = cv
+        self.seed = seed
+
+    def _select(self, X: np.ndarray) -> np.ndarray:
+        if self.columns == "all":
+            return X
+        d_s = check_n_survived(self.n_survived, type(self).__name__)
+        if not d_s < X.shape[1] and self.columns == "augmented":
+            raise InputError("no augmented columns", expected=f"more than n_survived={d_s} columns",
+                             received=f"{X.shape[1]}", fix="pass X = [survived, augmented]")
+        return X[:, :d_s] if self.columns == "survived" else X[:, d_s:]
+
+    def fit(self, X: Any, y: Any, cstage: Iterable[tuple[Any, Any]] | None = None) -> Any:
+        """Fit on the E-stage batch ``X = [X_s, X_a]``; ``cstage`` is accepted and ignored."""
+        X = check_matrix(X, "X")
+        y = check_labels(y, X.shape[0])
+        self.model_ = tuned_logistic(self._select(X), y, self.Cs, self.cv, self.seed)
+        self.classes_ = self.model_.classes_
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Labels of the E-stage test rows ``X = [X_s, X_a]``."""
+        check_is_fitted(self)
+        X = check_matrix(X, "X", self.n_features_in_, " (as in fit)")
+        out: np.ndarray = self.model_.predict(self._select(X))
+        return out
+
+
+class SVM(_LogisticBaseline):
+    """The paper's "SVM": L2 logistic regression on ``[X_s, X_a]`` of the E-stage batch.
+
+    Parameters
+    ----------
+    n_survived
+        Number of survived features (the first columns of ``X``); unused by
+        ``SVM`` itself, kept so that every OPID-paper learner takes it.
+    Cs
+        Grid of LIBLINEAR's ``C`` searched by ``cv``-fold cross-validation
+        (default ``10^-3 .. 10^3``; the paper says only "tuned by five-fold
+        cross validation").
+    cv
+        Number of folds (fewer if a class has fewer rows than ``cv``).
+    seed
+        Seed of the fold shuffling and of LIBLINEAR.
+
+    Attributes
+    ----------
+    model_ : sklearn.multiclass.OneVsRestClassifier
+        The refitted logistic regression.
+    classes_ : numpy.ndarray
+        Labels seen in fit.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = SVM(seed=0).fit(X[::2], y[::2])
+    >>> print(f"{model.score(X[1::2], y[1::2]):.3f}")
+    0.960
+
+    References
+    ----------
+    Hou and Zhou, "One-Pass Learning with Incremental and Decremental
+    Features", Section 4 (baselines SVM, SVM^(s), SVM^(a)).
+    """
+
+    columns = "all"
+
+
+class SVMs(_LogisticBaseline):
+    """The paper's "SVM^(s)": L2 logistic regression on the survived columns ``X_s`` only.
+
+    Parameters and attributes as :class:`SVM`; ``n_survived`` is required.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = SVMs(n_survived=2, seed=0).fit(X[::2], y[::2])
+    >>> print(f"{model.score(X[1::2], y[1::2]):.3f}")
+    0.813
+    """
+
+    columns = "survived"
+
+
+class SVMa(_LogisticBaseline):
+    """The paper's "SVM^(a)": L2 logistic regression on the augmented columns ``X_a`` only.
+
+    Parameters and attributes as :class:`SVM`; ``n_survived`` is required.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = SVMa(n_survived=2, seed=0).fit(X[::2], y[::2])
+    >>> print(f"{model.score(X[1::2], y[1::2]):.3f}")
+    0.947
+    """
+
+    columns = "augmented"

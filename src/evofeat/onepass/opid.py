@@ -1,0 +1,315 @@
+"""OPID and OPIDe: one-pass learning with incremental and decremental features.
+
+Both learn in two stages. C-stage: a stream of mini-batches over the
+vanished and survived features ``[X_v, X_s]`` is read once by
+:class:`~evofeat.onepass.cstage.CStage` (Eq. 2, Prop. 1-2), which keeps the
+survived-feature model ``W_s*``. E-stage: one batch over the survived and
+augmented features ``[X_s, X_a]``; ``Z = X_s W_s*`` replaces ``X_s`` (a
+stacking representation), and
+
+- :class:`OPIDe` trains two L2 logistic regressions, on ``Z`` and on ``[Z,
+  X_a]``, and mixes their class probabilities with weights chosen by
+  cross-validation (Eq. 3-4);
+- :class:`OPID` solves the joint problem of Eq. 16-17 (alternating Prop. 3
+  and Prop. 4), with the linear map by default or an RBF kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import cross_val_predict
+from sklearn.utils.validation import check_is_fitted
+
+from evofeat.base.errors import InputError
+from evofeat.onepass._checks import check_labels, check_matrix, check_n_survived
+from evofeat.onepass.baselines import DEFAULT_CS, folds, tuned_logistic
+from evofeat.onepass.cstage import CStage
+from evofeat.onepass.estage import best_weight, joint_dual, joint_primal
+
+__all__ = ["OPID", "OPIDe"]
+
+#: Default grid of OPIDe's weight w_1 searched by cross-validation.
+DEFAULT_WEIGHTS: tuple[float, ...] = tuple(round(0.1 * k, 1) for k in range(11))
+
+
+class _OnePass(ClassifierMixin, BaseEstimator):
+    """The two-stage frame shared by OPID and OPIDe; subclasses write the E-stage."""
+
+    n_survived: int | None
+    consistency: float
+    l2: float
+    solver: str
+
+    def fit(self, X: Any, y: Any, cstage: Iterable[tuple[Any, Any]] | None = None) -> Any:
+        """Read the C-stage stream once, then fit the E-stage batch ``X = [X_s, X_a]``.
+
+        Parameters
+        ----------
+        X, y
+            The E-stage training batch: the ``n_survived`` survived columns
+            first, then the augmented ones.
+        cstage
+            An iterable of C-stage mini-batches ``(X_i, y_i)``, ``X_i =
+            [X_v, X_s]`` (vanished columns first, the ``n_survived`` survived
+            ones last). It is read once and no batch is kept.
+        """
+        name = type(self).__name__
+        d_s = check_n_survived(self.n_survived, name)
+        if cstage is None:
+            raise InputError(
+                f"{name} needs the C-stage stream", expected="fit(X, y, cstage=batches) with an "
+                "iterable of (X_i, y_i) over [vanished, survived] columns", received="cstage=None",
+                fix="pass the scenario's C-stage batches, e.g. fit(X, y, cstage=scenario.batches)",
+            )
+        solver = CStage(d_s, consistency=self.consistency, l2=self.l2, solver=self.solver)
+        for Xi, yi in cstage:
+            solver.learn_many(Xi, yi)
+        if solver.n_rows_ == 0:
+            raise InputError("empty C-stage stream", expected="at least one batch", received="none")
+        if len(solver.classes_) < 2:
+            raise InputError("the C-stage stream has one class only", expected="at least 2 classes",
+                             received=f"{solver.classes_.tolist()}", fix="give a stream with several classes")
+        self.cstage_classes_ = solver.classes_
+        self.cstage_rows_ = solver.n_rows_
+        self.coef_cstage_ = solver.solve()[1]  # W_s*, d_s x c
+        X = check_matrix(X, "X", None)
+        if X.shape[1] < d_s:
+            raise InputError("bad X", expected=f"at least n_survived={d_s} columns ([survived, "
+                             "augmented])", received=f"{X.shape[1]} columns")
+        y = check_labels(y, X.shape[0])
+        self.n_features_in_ = X.shape[1]
+        self.classes_ = np.unique(y)
+        self._fit_estage(*self._stack(X), np.searchsorted(self.classes_, y))
+        return self
+
+    def _stack(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        d_s = self.coef_cstage_.shape[0]
+        return X[:, :d_s] @ self.coef_cstage_, X[:, d_s:]
+
+    def _fit_estage(self, Z: np.ndarray, Xa: np.ndarray, codes: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _scores(self, Z: np.ndarray, Xa: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Labels of the E-stage test rows ``X = [X_s, X_a]`` (Algorithm 1, steps 7-8)."""
+        check_is_fitted(self)
+        X = check_matrix(X, "X", self.n_features_in_, " ([survived, augmented], as in fit)")
+        out: np.ndarray = self.classes_[self._scores(*self._stack(X)).argmax(1)]
+        return out
+
+
+class OPIDe(_OnePass):
+    """OPIDe: OPID's C-stage, then an ensemble of two logistic regressions (Eq. 3-4).
+
+    Parameters
+    ----------
+    n_survived
+        ``d_s``: the first ``n_survived`` columns of the E-stage ``X`` and the
+        last ``n_survived`` of every C-stage batch are the survived features.
+    consistency
+        ``lambda`` of Eq. 2 (default 1, not stated in the paper).
+    l2
+        ``rho`` of Eq. 2, the ridge of the C-stage (default 1, not stated).
+    solver
+        C-stage solver: ``"accumulate"`` (Eq. 9, Algorithm 1) or ``"woodbury"``
+        (Prop. 2); both give the same ``W_s*``.
+    Cs
+        Grid of LIBLINEAR's ``C`` (``alpha_1``, ``alpha_2`` of Eq. 4), each
+        picked by ``cv``-fold cross-validation (default ``10^-3 .. 10^3``).
+    weights
+        Grid of ``w_1`` (``w_2 = 1 - w_1``) searched by ``cv``-fold
+        cross-validation on out-of-fold probabilities (default 0, 0.1, ..., 1;
+        ties go to the value nearest 1/2).
+    cv
+        Number of folds (fewer if a class has fewer rows than ``cv``).
+    seed
+        Seed of the fold shuffling and of LIBLINEAR.
+
+    Attributes
+    ----------
+    coef_cstage_ : numpy.ndarray
+        ``W_s*`` (``d_s x c``), the C-stage model on the survived features.
+    model_s_, model_bar_ : sklearn.multiclass.OneVsRestClassifier
+        The logistic regressions on ``Z`` and on ``[Z, X_a]``.
+    weights_ : tuple of float
+        ``(w_1, w_2)``.
+    classes_ : numpy.ndarray
+        Labels of the E-stage batch.
+
+    Examples
+    --------
+    >>> from evofeat.datasets import load
+    >>> from evofeat.streams.incdec import incdec
+    >>> data = load("splice")
+    >>> sc = incdec(data.X, data.y, d_v=10, d_s=40, d_a=10, batch_size=40, n_cstage=2240,
+    ...             n_estage=40, seed=0)
+    >>> model = OPIDe(n_survived=sc.d_s, seed=0).fit(sc.X_train, sc.y_train, cstage=sc.batches)
+    >>> print(f"{model.score(sc.X_test, sc.y_test):.3f}")
+    0.825
+
+    References
+    ----------
+    Hou and Zhou, "One-Pass Learning with Incremental and Decremental
+    Features", Eq. 2-4, Prop. 1-2, Section 4 ("OPIDe").
+    """
+
+    def __init__(
+        self, n_survived: int | None = None, consistency: float = 1.0, l2: float = 1.0,
+        solver: str = "accumulate", Cs: Sequence[float] = DEFAULT_CS,
+        weights: Sequence[float] = DEFAULT_WEIGHTS, cv: int = 5, seed: int | None = None,
+    ) -> None:
+        self.n_survived = n_survived
+        self.consistency = consistency
+        self.l2 = l2
+        self.solver = solver
+        self.Cs = Cs
+        self.weights = weights
+        self.cv = cv
+        self.seed = seed
+
+    def _fit_estage(self, Z: np.ndarray, Xa: np.ndarray, codes: np.ndarray) -> None:
+        Zbar = np.hstack([Z, Xa])
+        self.model_s_ = tuned_logistic(Z, codes, self.Cs, self.cv, self.seed)
+        self.model_bar_ = tuned_logistic(Zbar, codes, self.Cs, self.cv, self.seed)
+        split = folds(codes, self.cv, self.seed)
+        P_s = cross_val_predict(self.model_s_, Z, codes, cv=split, method="predict_proba")
+        P_bar = cross_val_predict(self.model_bar_, Zbar, codes, cv=split, method="predict_proba")
+        w1 = best_weight(P_s, P_bar, codes, self.weights)
+        self.weights_ = (w1, 1.0 - w1)
+
+    def _scores(self, Z: np.ndarray, Xa: np.ndarray) -> np.ndarray:
+        w1, w2 = self.weights_
+        out: np.ndarray = w1 * self.model_s_.predict_proba(Z) + w2 * self.model_bar_.predict_proba(
+            np.hstack([Z, Xa])
+        )
+        return out
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities ``w_1 P(y | Z) + w_2 P(y | [Z, X_a])`` (columns: ``classes_``)."""
+        check_is_fitted(self)
+        X = check_matrix(X, "X", self.n_features_in_, " ([survived, augmented], as in fit)")
+        return self._scores(*self._stack(X))
+
+
+class OPID(_OnePass):
+    """OPID: OPID's C-stage, then the joint E-stage problem of Eq. 16-17 (Algorithm 1).
+
+    Parameters
+    ----------
+    n_survived
+        ``d_s``: the first ``n_survived`` columns of the E-stage ``X`` and the
+        last ``n_survived`` of every C-stage batch are the survived features.
+    consistency
+        ``lambda`` of Eq. 2 (default 1, not stated in the paper).
+    l2
+        ``rho`` of Eq. 2, the ridge of the C-stage (default 1, not stated).
+    solver
+        C-stage solver: ``"accumulate"`` (Eq. 9, Algorithm 1) or ``"woodbury"``
+        (Prop. 2); both give the same ``W_s*``.
+    estage_l2
+        ``gamma`` of Eq. 16, the E-stage regularisation (default 1, not stated).
+    kernel
+        ``"linear"``: ``Phi(x) = x``, solved in the primal (Prop. 4), as in the
+        paper's experiments; ``"rbf"``: Gaussian kernels on ``Z`` and on ``[Z,
+        X_a]`` through the kernel trick (the E-stage rows are kept to predict).
+    kernel_gamma
+        Width of the RBF kernel; ``None`` uses ``1 / (n_columns * variance)``
+        of each block (scikit-learn's ``"scale"``).
+    max_iter, tol
+        The alternation of Prop. 4 and Prop. 3 stops after ``max_iter`` rounds
+        or when Eq. 17 decreases by less than ``tol`` (relative); the paper
+        says "until converges". Note: with the linear map ``Z`` is in both
+        blocks, so the exact optimum drives ``w_1`` to 0 (the ``[Z, X_a]``
+        block is cheaper per unit norm); the alternation approaches it slowly.
+
+    Attributes
+    ----------
+    coef_cstage_ : numpy.ndarray
+        ``W_s*`` (``d_s x c``), the C-stage model on the survived features.
+    coef_ : numpy.ndarray
+        ``[V_s; V_bar]`` (linear) or the dual coefficients (rbf).
+    weights_ : tuple of float
+        ``(w_1, w_2)`` of Prop. 3.
+    objective_ : list of float
+        Eq. 17 after each round (non-increasing).
+    classes_ : numpy.ndarray
+        Labels of the E-stage batch.
+
+    Examples
+    --------
+    >>> from evofeat.datasets import load
+    >>> from evofeat.streams.incdec import incdec
+    >>> data = load("splice")
+    >>> sc = incdec(data.X, data.y, d_v=10, d_s=40, d_a=10, batch_size=40, n_cstage=2240,
+    ...             n_estage=40, seed=0)
+    >>> model = OPID(n_survived=sc.d_s).fit(sc.X_train, sc.y_train, cstage=sc.batches)
+    >>> print(f"{model.score(sc.X_test, sc.y_test):.3f}")
+    0.825
+
+    References
+    ----------
+    Hou and Zhou, "One-Pass Learning with Incremental and Decremental
+    Features", Eq. 2, 16-17, Prop. 1-4, Algorithm 1.
+    """
+
+    def __init__(
+        self, n_survived: int | None = None, consistency: float = 1.0, l2: float = 1.0,
+        solver: str = "accumulate", estage_l2: float = 1.0, kernel: str = "linear",
+        kernel_gamma: float | None = None, max_iter: int = 100, tol: float = 1e-6,
+    ) -> None:
+        self.n_survived = n_survived
+        self.consistency = consistency
+        self.l2 = l2
+        self.solver = solver
+        self.estage_l2 = estage_l2
+        self.kernel = kernel
+        self.kernel_gamma = kernel_gamma
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _gammas(self, Z: np.ndarray, Zbar: np.ndarray) -> tuple[float, float]:
+        if self.kernel_gamma is not None:
+            return float(self.kernel_gamma), float(self.kernel_gamma)
+        return tuple(1.0 / (M.shape[1] * (M.var() or 1.0)) for M in (Z, Zbar))  # type: ignore[return-value]
+
+    def _fit_estage(self, Z: np.ndarray, Xa: np.ndarray, codes: np.ndarray) -> None:
+        if self.kernel not in ("linear", "rbf"):
+            raise InputError("bad kernel", expected="'linear' or 'rbf'", received=repr(self.kernel))
+        if not np.isfinite(self.estage_l2) or self.estage_l2 <= 0:
+            raise InputError("bad estage_l2", expected="a finite float > 0", received=repr(self.estage_l2))
+        Y = np.eye(self.classes_.size)[codes]
+        c, d_a = Z.shape[1], Xa.shape[1]
+        if self.kernel == "linear":
+            fit = joint_primal(Z, Xa, Y, self.estage_l2, self.max_iter, self.tol)
+        else:
+            Zbar = np.hstack([Z, Xa])
+            self.kernel_gammas_ = self._gammas(Z, Zbar)
+            self.Z_fit_, self.Zbar_fit_ = Z, Zbar
+            Ks = rbf_kernel(Z, gamma=self.kernel_gammas_[0])
+            Kbar = rbf_kernel(Zbar, gamma=self.kernel_gammas_[1])
+            fit = joint_dual(Ks, Kbar, Y, c, d_a, self.estage_l2, self.max_iter, self.tol)
+        self.coef_, self.weights_, self.objective_ = fit.coef, fit.w, fit.objective
+        self.scale_ = fit.scale
+        self.n_iter_ = len(fit.objective)
+
+    def _scores(self, Z: np.ndarray, Xa: np.ndarray) -> np.ndarray:
+        if self.kernel == "linear":
+            out: np.ndarray = np.hstack([Z, Z, Xa]) @ self.coef_
+            return out
+        ks = rbf_kernel(Z, self.Z_fit_, gamma=self.kernel_gammas_[0])
+        kbar = rbf_kernel(np.hstack([Z, Xa]), self.Zbar_fit_, gamma=self.kernel_gammas_[1])
+        out = (self.scale_[0] * ks + self.scale_[1] * kbar) @ self.coef_
+        return out
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The regression outputs ``Phi_s V_s + Phi_bar V_bar`` (one column per class)."""
+        check_is_fitted(self)
+        X = check_matrix(X, "X", self.n_features_in_, " ([survived, augmented], as in fit)")
+        return self._scores(*self._stack(X))

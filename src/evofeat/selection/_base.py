@@ -1,0 +1,276 @@
+"""What every streaming-feature selector shares: input checks, the column stream, the budget.
+
+A selector is a scikit-learn selector over a feature space that grows:
+``fit(X, y)`` reads the first block of columns (the historical data, or the
+first columns of the stream), ``add_feature(x)`` or ``partial_fit(X)`` reads
+columns that arrive later (the rows, and so ``y``, are fixed), and
+``get_support`` / ``transform`` refer to every column seen so far, in the
+order seen. Subclasses hold only their math: ``_init_state`` builds the
+empty state once ``y`` is known, ``_process(X, start)`` reads the new columns
+(global indices ``start, start + 1, ...``) and ``_selected()`` returns the
+current selection.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy import stats
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from evofeat.base.errors import InputError
+from evofeat.selection.citests import (
+    correlations,
+    encode,
+    fisher_z_independent,
+    mutual_info_many,
+    standardize,
+    symmetric_uncertainty_many,
+)
+
+__all__ = ["ColumnBuffer", "StreamingSelector", "check_choice", "check_range", "marginal_association"]
+
+
+def marginal_association(X: np.ndarray, y: np.ndarray, test: str, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Association of every column of ``X`` with ``y`` and whether it is significant.
+
+    ``test="fisher-z"``: ``|r|`` and Fisher's z-test (NaN r: 0 and not
+    significant). ``"g2"`` or ``"mi"``: mutual information in bits and the G^2
+    test (``G = 2 n ln 2 I``, ``dof = (|X| - 1)(|Y| - 1)``). ``"su"``:
+    symmetric uncertainty, significant when above 0.
+
+    >>> X = np.array([[1.0, 0.0], [2.0, 1.0], [3.0, 0.0], [4.0, 1.0]] * 10)
+    >>> score, dep = marginal_association(X, X[:, 0], "fisher-z", 0.05)
+    >>> np.round(score, 3).tolist(), dep.tolist()
+    [[1.0, 0.447], [True, True]]
+    """
+    n = X.shape[0]
+    if test == "fisher-z":
+        r = correlations(standardize(X), standardize(y.reshape(-1, 1))[:, 0])
+        dep = ~fisher_z_independent(r, n, 0, alpha)
+        return np.nan_to_num(np.abs(r)), dep
+    if test == "su":
+        su = symmetric_uncertainty_many(y, X)
+        return su, su > 0
+    mi = mutual_info_many(y, X)
+    ly = encode(y)[1]
+    lx = np.array([encode(X[:, j])[1] for j in range(X.shape[1])])
+    dof = (lx - 1) * (ly - 1)
+    G = 2.0 * n * math.log(2.0) * mi
+    p = np.where(dof > 0, stats.chi2.sf(G, np.maximum(dof, 1)), 1.0)
+    return mi, p <= alpha
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
+    """Raise :class:`InputError` unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise InputError(f"bad {name}", expected=f"one of {', '.join(map(repr, choices))}",
+                         received=repr(value), fix=f"pass {name}={choices[0]!r}")
+
+
+def check_range(name: str, value: Any, lo: float, hi: float, *, integer: bool = False,
+                open_lo: bool = False) -> None:
+    """Raise :class:`InputError` unless ``lo <= value <= hi`` (``lo < value`` with ``open_lo``)."""
+    kind = (int, np.integer) if integer else (int, float, np.integer, np.floating)
+    ok = isinstance(value, kind) and not isinstance(value, bool) and math.isfinite(float(value))
+    ok = ok and (lo < value if open_lo else lo <= value) and value <= hi
+    if not ok:
+        what = "an integer" if integer else "a number"
+        bounds = f"{'(' if open_lo else '['}{lo}, {hi}]"
+        raise InputError(f"bad {name}", expected=f"{what} in {bounds}", received=repr(value),
+                         fix=f"pass {name} within {bounds}")
+
+
+class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
+    """Base class of the streaming-feature selectors (see the module docstring).
+
+    Subclasses define ``budget`` (None, a count >= 1, or a fraction in (0, 1)
+    of the features seen) and may define ``test`` and ``alpha``; when the
+    selection is larger than the budget, the ``budget`` features most
+    associated with the label (``relevance_``) are kept.
+    """
+
+    budget: float | int | None
+
+    # ------------------------------------------------------------------ interface
+    def fit(self, X: Any, y: Any) -> StreamingSelector:
+        """Reset, then read the columns of ``X`` in order (the historical block)."""
+        self._check_params()
+        self._check_budget()
+        X = self._check_X(X, n_rows=None)
+        self._start(self._check_y(y, X.shape[0]))
+        self._add(X)
+        return self
+
+    def partial_fit(self, X: Any, y: Any = None) -> StreamingSelector:
+        """Read new columns ``X`` (same rows); ``y`` is needed only before the first call."""
+        if not hasattr(self, "y_"):
+            if y is None:
+                raise InputError("the first partial_fit needs the labels", expected="partial_fit(X, y)",
+                                 received="y=None", fix="pass y, or call fit(X_historical, y) first")
+            self._check_params()
+            self._check_budget()
+            X = self._check_X(X, n_rows=None)
+            self._start(self._check_y(y, X.shape[0]))
+        else:
+            X = self._check_X(X, n_rows=self.n_rows_)
+        self._add(X)
+        return self
+
+    def add_feature(self, x: Any) -> StreamingSelector:
+        """Read one arriving column ``x`` (one value per row seen by ``fit``)."""
+        check_is_fitted(self, "y_")
+        arr = x.toarray() if sp.issparse(x) else np.asarray(x)
+        if arr.ndim == 2 and 1 in arr.shape:
+            arr = arr.reshape(-1)
+        if arr.ndim != 1:
+            raise InputError("add_feature takes one column", expected=f"shape ({self.n_rows_},)",
+                             received=f"shape {arr.shape}", fix="pass X[:, j], or use partial_fit for a block")
+        self._add(self._check_X(arr.reshape(-1, 1), n_rows=self.n_rows_))
+        return self
+
+    def _get_support_mask(self) -> np.ndarray:
+        check_is_fitted(self, "y_")
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        sel = np.asarray(self._selected(), dtype=np.int64)
+        cap = self._budget_count()
+        if cap is not None and sel.size > cap:
+            order = np.lexsort((sel, -self.relevance_[sel]))
+            sel = sel[order[:cap]]
+        mask[sel] = True
+        return mask
+
+    # ------------------------------------------------------------------ subclass hooks
+    def _check_params(self) -> None:
+        """Validate the constructor parameters (raise :class:`InputError`)."""
+
+    def _init_state(self) -> None:
+        """Build the empty state once ``y_`` is known."""
+
+    def _process(self, X: np.ndarray, start: int) -> None:
+        """Read the new columns ``X`` whose global indices start at ``start``."""
+        raise NotImplementedError
+
+    def _selected(self) -> Sequence[int]:
+        """Global indices of the currently selected features."""
+        raise NotImplementedError
+
+    def _marginal(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Association of the new columns with the label and its significance."""
+        test = getattr(self, "test", "fisher-z")
+        return marginal_association(X, self.y_, test, getattr(self, "alpha", 0.05))
+
+    # ------------------------------------------------------------------ plumbing
+    def _start(self, y: np.ndarray) -> None:
+        self.y_ = y
+        self.n_rows_ = y.shape[0]
+        self.n_features_in_ = 0
+        self.relevance_ = np.zeros(0)
+        self._init_state()
+
+    def _add(self, X: np.ndarray) -> None:
+        start = self.n_features_in_
+        self.n_features_in_ = start + X.shape[1]
+        self._process(X, start)
+
+    def _record_relevance(self, score: np.ndarray) -> None:
+        self.relevance_ = np.concatenate([self.relevance_, score])
+
+    def _check_budget(self) -> None:
+        b = self.budget
+        if b is None:
+            return
+        if isinstance(b, int | np.integer) and not isinstance(b, bool):
+            check_range("budget", b, 1, np.inf, integer=True)
+        else:
+            check_range("budget", b, 0.0, 1.0, open_lo=True)
+
+    def _budget_count(self) -> int | None:
+        b = self.budget
+        if b is None:
+            return None
+        if isinstance(b, int | np.integer):
+            return int(b)
+        return max(1, math.floor(float(b) * self.n_features_in_))
+
+    def _check_X(self, X: Any, n_rows: int | None) -> np.ndarray:
+        arr = X.toarray() if sp.issparse(X) else np.asarray(X)
+        if arr.ndim != 2:
+            raise InputError(f"{type(self).__name__} needs a 2-D array of columns",
+                             expected="shape (n_rows, n_columns)", received=f"shape {arr.shape}",
+                             fix="reshape a single column with x.reshape(-1, 1), or use add_feature")
+        if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+            raise InputError("the features are not numeric", expected="a numeric array",
+                             received=f"dtype {arr.dtype}", fix="encode categorical values as numbers")
+        arr = arr.astype(np.float64, copy=False)
+        if n_rows is not None and arr.shape[0] != n_rows:
+            raise InputError("arriving columns must cover the same rows", expected=f"{n_rows} rows",
+                             received=f"{arr.shape[0]}", fix="pass the new columns of the rows given to fit")
+        if arr.shape[0] < 2:
+            raise InputError("too few rows", expected="at least 2 rows", received=f"{arr.shape[0]}",
+                             fix="pass more rows")
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            j = int(np.flatnonzero(bad.any(axis=0))[0])
+            raise InputError("a column has missing or infinite values",
+                             expected="finite values (streaming features are complete columns)",
+                             received=f"NaN or inf in column {j} of the block", fix="impute or drop that column")
+        return arr
+
+    def _check_y(self, y: Any, n_rows: int) -> np.ndarray:
+        arr = np.asarray(y)
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            arr = arr[:, 0]
+        if arr.ndim != 1 or arr.shape[0] != n_rows:
+            raise InputError("the labels do not match the rows", expected=f"shape ({n_rows},)",
+                             received=f"shape {arr.shape}", fix="pass one label per row of X")
+        if not np.issubdtype(arr.dtype, np.number):
+            arr = encode(arr)[0]
+        arr = arr.astype(np.float64)
+        if not np.isfinite(arr).all():
+            raise InputError("the labels have missing values", expected="finite labels",
+                             received="NaN or inf", fix="drop the unlabelled rows")
+        if np.unique(arr).size < 2:
+            raise InputError("the labels have a single class", expected="at least two classes",
+                             received=f"only {arr[0]!r}", fix="feature selection needs labels that vary")
+        return arr
+
+    def _lofs_skip(self, X: np.ndarray) -> np.ndarray:
+        """Columns a selector never considers: sum exactly 0 (``variant="lofs"``), else constant."""
+        if getattr(self, "variant", "textbook") == "lofs":
+            return np.asarray(X.sum(axis=0) == 0)
+        return np.asarray(np.ptp(X, axis=0) == 0)
+
+
+class ColumnBuffer:
+    """A growing ``(n_rows, k)`` matrix of columns (amortised O(n) appends).
+
+    >>> b = ColumnBuffer(3); b.append(np.ones(3)); b.append(np.zeros(3))
+    >>> b.view.shape
+    (3, 2)
+    """
+
+    def __init__(self, n_rows: int, dtype: Any = np.float64) -> None:
+        self._data = np.empty((n_rows, 8), dtype=dtype)
+        self.size = 0
+
+    def append(self, column: np.ndarray) -> None:
+        if self.size == self._data.shape[1]:
+            grown = np.empty((self._data.shape[0], 2 * self.size), dtype=self._data.dtype)
+            grown[:, : self.size] = self._data[:, : self.size]
+            self._data = grown
+        self._data[:, self.size] = column
+        self.size += 1
+
+    def set(self, k: int, column: np.ndarray) -> None:
+        self._data[:, k] = column
+
+    @property
+    def view(self) -> np.ndarray:
+        return self._data[:, : self.size]

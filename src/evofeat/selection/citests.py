@@ -1,0 +1,392 @@
+"""Independence tests and association measures, written once for every selector.
+
+Continuous data: Pearson correlation and Fisher's z-test of a (partial)
+correlation. Discrete data: entropy, mutual information, symmetric
+uncertainty and the G^2 test. The conventions follow LOFS (Yu et al.'s
+MATLAB library of streaming feature selection), which the streaming-feature
+literature uses:
+
+- the partial correlation of (X, Y) given S comes from the sample covariance
+  of ``[X, Y, S]`` by the Schur complement;
+- ``W = sqrt(n - |S| - 3) atanh(r)``; X and Y are independent given S when
+  ``|W| < z_{1 - alpha/2}`` (strict), and a NaN ``r`` (a constant column, a
+  singular conditioning block, too few rows) counts as independent;
+- mutual information is in bits.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "FisherZTester",
+    "G2Tester",
+    "correlations",
+    "encode",
+    "entropy",
+    "fisher_z_independent",
+    "fisher_z_stat",
+    "g2_test",
+    "mutual_info",
+    "mutual_info_many",
+    "partial_corr",
+    "partial_corr_batch",
+    "standardize",
+    "symmetric_uncertainty",
+    "symmetric_uncertainty_many",
+]
+
+
+# ---------------------------------------------------------------------- continuous
+def standardize(X: np.ndarray) -> np.ndarray:
+    """Centre and scale columns so that ``Z.T @ Z / n`` is the correlation matrix.
+
+    A constant column becomes NaN, so that every correlation it enters is NaN
+    (independent, in LOFS's convention).
+
+    >>> standardize(np.array([[1.0, 5.0], [3.0, 5.0]])).tolist()
+    [[-1.0, nan], [1.0, nan]]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    Z = X - X.mean(axis=0)
+    sd = np.sqrt((Z * Z).mean(axis=0))
+    # a column is constant when its spread is at rounding level relative to its scale
+    scale = np.maximum(np.abs(X).max(axis=0) if X.shape[0] else 0.0, 1e-300)
+    const = sd <= 1e-12 * scale
+    with np.errstate(invalid="ignore", divide="ignore"):
+        Z = Z / np.where(const, np.nan, sd)
+    return Z
+
+
+def correlations(Z: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Pearson correlation of every standardized column of ``Z`` with ``z``.
+
+    >>> Z = standardize(np.array([[1.0, 2.0], [2.0, 1.0], [3.0, 3.0]]))
+    >>> np.round(correlations(Z, Z[:, 0]), 3).tolist()
+    [1.0, 0.5]
+    """
+    n = Z.shape[0]
+    r = (Z.T @ z) / n
+    return np.clip(r, -1.0, 1.0)
+
+
+def fisher_z_stat(r: np.ndarray | float, n: int, n_cond: int | np.ndarray = 0) -> np.ndarray:
+    """Fisher's statistic ``W = sqrt(n - |S| - 3) atanh(r)`` (NaN when ``n - |S| - 3 <= 0``).
+
+    >>> round(float(fisher_z_stat(0.5, 103)), 4)
+    5.4931
+    """
+    r = np.asarray(r, dtype=np.float64)
+    dof = np.asarray(n - np.asarray(n_cond) - 3, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.sqrt(np.where(dof > 0, dof, np.nan))
+        return np.asarray(scale * np.arctanh(r))
+
+
+def fisher_z_independent(
+    r: np.ndarray | float, n: int, n_cond: int | np.ndarray = 0, alpha: float = 0.05
+) -> np.ndarray:
+    """True where the (partial) correlation ``r`` is not significant at level ``alpha``.
+
+    Independent when ``|W| < z_{1 - alpha/2}`` (strict, as LOFS) or when
+    ``W`` is NaN.
+
+    >>> fisher_z_independent(np.array([0.05, 0.5, np.nan]), n=100).tolist()
+    [True, False, True]
+    """
+    W = fisher_z_stat(r, n, n_cond)
+    cutoff = stats.norm.ppf(1.0 - 0.5 * alpha)
+    with np.errstate(invalid="ignore"):
+        return np.asarray(np.isnan(W) | (np.abs(W) < cutoff))
+
+
+def partial_corr(C: np.ndarray, i: int, j: int, S: Sequence[int] = ()) -> float:
+    """Partial correlation of variables ``i`` and ``j`` given ``S`` from a covariance matrix.
+
+    The Schur complement ``C[ij,ij] - C[ij,S] C[S,S]^{-1} C[S,ij]`` (LOFS's
+    ``partial_corr_coef``); NaN when ``C[S,S]`` is singular or a variance is 0.
+
+    >>> C = np.array([[1.0, 0.5, 0.5], [0.5, 1.0, 0.5], [0.5, 0.5, 1.0]])
+    >>> round(partial_corr(C, 0, 1), 3), round(partial_corr(C, 0, 1, [2]), 4)
+    (0.5, 0.3333)
+    """
+    S_arr = np.asarray(S, dtype=np.int64).reshape(1, -1)
+    return float(partial_corr_batch(C, i, j, S_arr)[0])
+
+
+def partial_corr_batch(C: np.ndarray, i: int, j: int, S: np.ndarray) -> np.ndarray:
+    """:func:`partial_corr` for many conditioning sets of one size (rows of ``S``).
+
+    >>> C = np.array([[1.0, 0.5, 0.5], [0.5, 1.0, 0.5], [0.5, 0.5, 1.0]])
+    >>> np.round(partial_corr_batch(C, 0, 1, np.array([[2], [2]])), 4).tolist()
+    [0.3333, 0.3333]
+    """
+    S = np.asarray(S, dtype=np.int64)
+    m, k = S.shape
+    ij = np.array([i, j])
+    A = np.broadcast_to(C[np.ix_(ij, ij)], (m, 2, 2))
+    if k:
+        B = C[ij[None, :, None], S[:, None, :]]  # (m, 2, k)
+        D = C[S[:, :, None], S[:, None, :]]  # (m, k, k)
+        A = A - B @ _batch_solve(D, np.swapaxes(B, 1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = A[:, 0, 1] / np.sqrt(A[:, 0, 0] * A[:, 1, 1])
+    return np.asarray(r)
+
+
+def _batch_solve(D: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Solve ``D x = B`` for a stack; a singular ``D`` gives NaN (MATLAB's ``inv`` warns and does the same)."""
+    try:
+        return np.asarray(np.linalg.solve(D, B))
+    except np.linalg.LinAlgError:
+        out = np.full(B.shape, np.nan)
+        for t in range(D.shape[0]):
+            try:
+                out[t] = np.linalg.solve(D[t], B[t])
+            except np.linalg.LinAlgError:
+                pass
+        return out
+
+
+def _condition_sets(n_pool: int, size: int, require: int | None) -> np.ndarray:
+    """Positions of the conditioning sets of one size, in lexicographic order.
+
+    With ``require`` (a position in the pool) only the sets that contain it.
+    """
+    if require is None:
+        combos = list(itertools.combinations(range(n_pool), size))
+    else:
+        others = [p for p in range(n_pool) if p != require]
+        combos = [tuple(sorted((*c, require))) for c in itertools.combinations(others, size - 1)]
+    return np.asarray(combos, dtype=np.int64).reshape(len(combos), size)
+
+
+class _ConditionalTester:
+    """Search of a conditioning set that makes a feature independent of the label.
+
+    Sets are subsets of a *pool* (a list of feature keys, in the order of the
+    current selection), tried by size 1, 2, ..., ``max_size``, and in
+    lexicographic order of their positions in the pool within a size; the
+    search stops at the first set that gives independence (LOFS's
+    ``compter_dep_2``).
+    """
+
+    def __init__(self, y: np.ndarray, alpha: float) -> None:
+        self.y = y
+        self.n = y.shape[0]
+        self.alpha = alpha
+        self.columns: dict[int, np.ndarray] = {}
+
+    def add(self, key: int, column: np.ndarray) -> None:
+        self.columns[key] = column
+
+    def discard(self, key: int) -> None:
+        self.columns.pop(key, None)
+
+    def separating_set(
+        self, key: int, pool: Sequence[int], max_size: int, require: int | None = None
+    ) -> tuple[int, ...] | None:
+        """The first subset of ``pool`` given which ``key`` is independent of y, or None."""
+        pool = list(pool)
+        req = None if require is None else pool.index(require)
+        ctx: object = None
+        for size in range(1, min(max_size, len(pool)) + 1):
+            sets = _condition_sets(len(pool), size, req)
+            if len(sets) == 0:
+                continue
+            if ctx is None:
+                ctx = self._prepare(key, pool)
+            hit = self._first_independent(ctx, sets)
+            if hit is not None:
+                return tuple(pool[p] for p in sets[hit])
+        return None
+
+    def _prepare(self, key: int, pool: list[int]) -> object:
+        """What every test of ``key`` against subsets of ``pool`` needs."""
+        raise NotImplementedError
+
+    def _first_independent(self, ctx: object, sets: np.ndarray) -> int | None:
+        """Index of the first row of ``sets`` that gives independence, or None."""
+        raise NotImplementedError
+
+
+class FisherZTester(_ConditionalTester):
+    """Fisher's z-test of partial correlations, one size of conditioning sets at a time (batched).
+
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.normal(size=500); b = a + 0.1 * rng.normal(size=500)
+    >>> t = FisherZTester(a + 0.1 * rng.normal(size=500), alpha=0.05)
+    >>> t.add(0, a); t.add(1, b)
+    >>> t.separating_set(1, [0, 1], max_size=3)
+    (0,)
+    """
+
+    def _prepare(self, key: int, pool: list[int]) -> object:
+        cols = np.column_stack([self.columns[key], self.y, *(self.columns[p] for p in pool)])
+        return np.cov(cols, rowvar=False)
+
+    def _first_independent(self, ctx: object, sets: np.ndarray) -> int | None:
+        C = np.asarray(ctx)
+        r = partial_corr_batch(C, 0, 1, sets + 2)
+        indep = fisher_z_independent(r, self.n, sets.shape[1], self.alpha)
+        hits = np.flatnonzero(indep)
+        return int(hits[0]) if hits.size else None
+
+
+class G2Tester(_ConditionalTester):
+    """The G^2 test of conditional independence on discrete codes, set by set.
+
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, 400); b = a.copy(); b[:20] = 1 - b[:20]
+    >>> t = G2Tester(a.copy(), alpha=0.05)
+    >>> t.add(0, a); t.add(1, b)
+    >>> t.separating_set(1, [0, 1], max_size=3)
+    (0,)
+    """
+
+    def __init__(self, y: np.ndarray, alpha: float) -> None:
+        super().__init__(encode(y)[0], alpha)
+
+    def add(self, key: int, column: np.ndarray) -> None:
+        self.columns[key] = encode(column)[0]
+
+    def _prepare(self, key: int, pool: list[int]) -> object:
+        return self.columns[key], [self.columns[p] for p in pool]
+
+    def _first_independent(self, ctx: object, sets: np.ndarray) -> int | None:
+        x, cols = ctx  # type: ignore[misc]
+        for t, s in enumerate(sets):
+            S = np.column_stack([cols[p] for p in s])
+            if g2_test(x, self.y, S)[2] > self.alpha:
+                return t
+        return None
+
+
+# ---------------------------------------------------------------------- discrete
+def encode(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """Integer codes ``0..L-1`` of a discrete column and its number of levels ``L``.
+
+    >>> encode(np.array([5, -2, 5, 7]))
+    (array([1, 0, 1, 2]), 3)
+    """
+    levels, codes = np.unique(np.asarray(x), return_inverse=True)
+    return codes.astype(np.int64).ravel(), int(levels.size)
+
+
+def _plogp(counts: np.ndarray, total: float) -> np.ndarray:
+    p = counts / total
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(p > 0, p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
+
+
+def entropy(x: np.ndarray) -> float:
+    """Shannon entropy in bits of a discrete column.
+
+    >>> entropy(np.array([0, 1, 0, 1]))
+    1.0
+    """
+    codes, _ = encode(x)
+    return float(-_plogp(np.bincount(codes), codes.size).sum())
+
+
+def mutual_info_many(a: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Mutual information in bits between a discrete column ``a`` and every column of ``B``.
+
+    ``I(A;B) = H(A) + H(B) - H(A,B)`` from the joint counts, all columns in
+    one ``bincount``.
+
+    >>> a = np.array([0, 0, 1, 1]); B = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    >>> mutual_info_many(a, B).tolist()
+    [1.0, 0.0]
+    """
+    a_codes, la = encode(a)
+    B = np.asarray(B)
+    n, p = B.shape
+    if p == 0:
+        return np.zeros(0)
+    codes = np.empty((n, p), dtype=np.int64)
+    levels = np.empty(p, dtype=np.int64)
+    for j in range(p):
+        codes[:, j], levels[j] = encode(B[:, j])
+    lb = int(levels.max())
+    joint = np.bincount(
+        (np.arange(p) * la * lb)[None, :] + a_codes[:, None] * lb + codes, minlength=p * la * lb
+    ).reshape(p, la, lb)
+    h_ab = -_plogp(joint, n).sum(axis=(1, 2))
+    h_a = -_plogp(joint.sum(axis=2), n).sum(axis=1)
+    h_b = -_plogp(joint.sum(axis=1), n).sum(axis=1)
+    return np.maximum(h_a + h_b - h_ab, 0.0)
+
+
+def mutual_info(a: np.ndarray, b: np.ndarray) -> float:
+    """Mutual information in bits of two discrete columns.
+
+    >>> mutual_info(np.array([0, 0, 1, 1]), np.array([1, 1, 0, 0]))
+    1.0
+    """
+    return float(mutual_info_many(a, np.asarray(b).reshape(-1, 1))[0])
+
+
+def symmetric_uncertainty_many(a: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Symmetric uncertainty ``2 I(A;B) / (H(A) + H(B))`` of ``a`` with every column of ``B``.
+
+    0 where both entropies are 0.
+
+    >>> symmetric_uncertainty_many(np.array([0, 0, 1, 1]), np.array([[0, 1], [0, 1], [1, 1], [1, 1]])).tolist()
+    [1.0, 0.0]
+    """
+    B = np.asarray(B)
+    mi = mutual_info_many(a, B)
+    h_a = entropy(a)
+    h_b = np.array([entropy(B[:, j]) for j in range(B.shape[1])])
+    den = h_a + h_b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, 2.0 * mi / np.where(den > 0, den, 1.0), 0.0)
+
+
+def symmetric_uncertainty(a: np.ndarray, b: np.ndarray) -> float:
+    """Symmetric uncertainty of two discrete columns (in [0, 1]).
+
+    >>> symmetric_uncertainty(np.array([0, 1, 0, 1]), np.array([0, 1, 0, 1]))
+    1.0
+    """
+    return float(symmetric_uncertainty_many(a, np.asarray(b).reshape(-1, 1))[0])
+
+
+def g2_test(x: np.ndarray, y: np.ndarray, S: np.ndarray | None = None) -> tuple[float, int, float]:
+    """The G^2 test of ``x`` independent of ``y`` given the columns of ``S``: ``(G, dof, p)``.
+
+    ``G = 2 sum O ln(O / E)`` over the strata of ``S`` with
+    ``E = n_{s,x} n_{s,y} / n_s``; ``dof = (|X| - 1)(|Y| - 1) prod |S_i|``
+    (levels as observed). ``dof = 0`` (a constant column) gives ``p = 1``.
+
+    >>> x = np.array([0, 0, 1, 1] * 25); G, dof, p = g2_test(x, x)
+    >>> round(G, 2), dof, p < 1e-10
+    (138.63, 1, True)
+    """
+    xc, lx = encode(x)
+    yc, ly = encode(y)
+    n = xc.size
+    if S is None or np.asarray(S).size == 0:
+        sc, ls = np.zeros(n, dtype=np.int64), 1
+        strata_levels = 1
+    else:
+        S = np.asarray(S).reshape(n, -1)
+        strata_levels = 1
+        sc = np.zeros(n, dtype=np.int64)
+        for j in range(S.shape[1]):
+            c, lev = encode(S[:, j])
+            sc = sc * lev + c
+            strata_levels *= lev
+        sc, ls = encode(sc)
+    O = np.bincount((sc * lx + xc) * ly + yc, minlength=ls * lx * ly).reshape(ls, lx, ly).astype(float)
+    E = O.sum(axis=2, keepdims=True) * O.sum(axis=1, keepdims=True) / np.maximum(O.sum(axis=(1, 2), keepdims=True), 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        G = float(2.0 * np.sum(np.where(O > 0, O * np.log(O / np.where(E > 0, E, 1.0)), 0.0)))
+    dof = (lx - 1) * (ly - 1) * strata_levels
+    p = float(stats.chi2.sf(G, dof)) if dof > 0 else 1.0
+    return G, int(dof), p
