@@ -48,7 +48,7 @@ def marginal_association(X: np.ndarray, y: np.ndarray, test: str, alpha: float) 
     >>> X = np.array([[1.0, 0.0], [2.0, 1.0], [3.0, 0.0], [4.0, 1.0]] * 10)
     >>> score, dep = marginal_association(X, X[:, 0], "fisher-z", 0.05)
     >>> np.round(score, 3).tolist(), dep.tolist()
-    [[1.0, 0.447], [True, True]]
+    ([1.0, 0.447], [True, True])
     """
     n = X.shape[0]
     if test == "fisher-z":

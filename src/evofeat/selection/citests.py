@@ -313,9 +313,8 @@ def mutual_info_many(a: np.ndarray, B: np.ndarray) -> np.ndarray:
     for j in range(p):
         codes[:, j], levels[j] = encode(B[:, j])
     lb = int(levels.max())
-    joint = np.bincount(
-        (np.arange(p) * la * lb)[None, :] + a_codes[:, None] * lb + codes, minlength=p * la * lb
-    ).reshape(p, la, lb)
+    flat = (np.arange(p) * la * lb)[None, :] + a_codes[:, None] * lb + codes
+    joint = np.bincount(flat.ravel(), minlength=p * la * lb).reshape(p, la, lb)
     h_ab = -_plogp(joint, n).sum(axis=(1, 2))
     h_a = -_plogp(joint.sum(axis=2), n).sum(axis=1)
     h_b = -_plogp(joint.sum(axis=1), n).sum(axis=1)

@@ -51,10 +51,10 @@ class OSFS(StreamingSelector):
     --------
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(400, 12))
-    >>> X[:, 5] = X[:, 0] + 0.05 * rng.normal(size=400)   # a redundant copy
+    >>> X[:, 5] = X[:, 0] + 0.05 * rng.normal(size=400)   # a near copy of column 0
     >>> y = np.where(X[:, 0] + X[:, 3] > 0, 1, -1)
-    >>> print(OSFS().fit(X, y).get_support(indices=True))
-    [0 3]
+    >>> print(OSFS().fit(X, y).get_support(indices=True))  # given 5, 0 adds nothing: 0 goes
+    [3 5]
 
     References
     ----------
@@ -133,7 +133,7 @@ class FastOSFS(OSFS):
     >>> X = rng.normal(size=(400, 12))
     >>> X[:, 5] = X[:, 0] + 0.05 * rng.normal(size=400)
     >>> y = np.where(X[:, 0] + X[:, 3] > 0, 1, -1)
-    >>> print(FastOSFS().fit(X, y).get_support(indices=True))
+    >>> print(FastOSFS().fit(X, y).get_support(indices=True))  # 5 is redundant given 0
     [0 3]
 
     References

@@ -1,0 +1,365 @@
+"""Read one file's bytes with a well-kept parser; turn failures into clear errors.
+
+LIBSVM goes through :func:`sklearn.datasets.load_svmlight_file`, delimited
+text through :func:`pandas.read_csv` (C parser), ARFF through liac-arff; the
+only hand-written reader is the tiny IDX reader for MNIST. Each reader gets
+the file's (decompressed) bytes from :func:`read_bytes`.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import math
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
+
+from .errors import DataFormatError
+
+__all__ = [
+    "LineMap",
+    "libsvm_bad_line",
+    "read_arff",
+    "read_bytes",
+    "read_idx",
+    "read_libsvm",
+    "read_table",
+]
+
+GZIP_MAGIC = b"\x1f\x8b"
+BZ2_MAGIC = b"BZh"
+
+
+def decompress(raw: bytes, where: str) -> bytes:
+    """Gunzip (or bunzip2) ``raw`` when it starts with the gzip (bzip2) magic bytes."""
+    try:
+        if raw[:2] == GZIP_MAGIC:
+            return gzip.decompress(raw)
+        if raw[:3] == BZ2_MAGIC:
+            return bz2.decompress(raw)
+    except EOFError as err:
+        raise DataFormatError(
+            f"{where}: the compressed stream is cut short ({err}). The file is incomplete, "
+            "e.g. an interrupted download or copy: fetch it again (evofeat.datasets.download "
+            "re-verifies the checksum)."
+        ) from err
+    except (OSError, zlib.error, ValueError) as err:
+        raise DataFormatError(
+            f"{where}: the compressed stream is corrupt ({err}). Fetch the file again."
+        ) from err
+    return raw
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes, decompressed when it is gzip (or bzip2).
+
+    Raises
+    ------
+    DataFormatError
+        For a cut-short or corrupt compressed stream, a ``.gz`` file that is
+        not gzip, or a file with no data.
+
+    Examples
+    --------
+    >>> from evofeat.datasets import find
+    >>> read_bytes(find("german")[0])[:3]
+    b'-1 '
+    """
+    raw = path.read_bytes()
+    if path.suffix.lower() == ".gz" and raw and raw[:2] != GZIP_MAGIC:
+        raise DataFormatError(
+            f"{path}: the name ends in .gz but the file is not gzip (it starts with "
+            f"{raw[:8]!r}). Rename it without .gz if it is plain text, or re-fetch it."
+        )
+    data = decompress(raw, str(path))
+    if not data.strip():
+        raise DataFormatError(
+            f"{path} is empty ({len(raw)} bytes, no data). Expected at least one row of data; "
+            "the file may be an interrupted download or copy: fetch it again."
+        )
+    return data
+
+
+@dataclass
+class LineMap:
+    """Maps a row of the (concatenated) table to ``file, line N`` for messages.
+
+    ``segments`` holds, per file, ``(path, data, header_lines, first_row)``.
+
+    Examples
+    --------
+    >>> m = LineMap([("a.csv", b"x,y\\n\\n1,2\\n3,4\\n", 1, 0)])
+    >>> m(1)
+    'a.csv, line 4'
+    """
+
+    segments: list[tuple[str, bytes, int, int]]
+    comment: bytes | None = None
+
+    def __call__(self, row: int) -> str:
+        path, data, header, first = self.segments[0]
+        for seg in self.segments:
+            if seg[3] <= row:
+                path, data, header, first = seg
+        target = row - first + header  # index among non-blank lines
+        count = -1
+        for lineno, line in enumerate(data.splitlines(), start=1):
+            text = line.split(self.comment, 1)[0] if self.comment else line
+            if text.strip():
+                count += 1
+                if count == target:
+                    return f"{path}, line {lineno}"
+        return f"{path}, data row {row - first + 1}"
+
+
+def guess_sep(data: bytes, suffix: str) -> str:
+    """The separator of delimited text: ``","``, ``"\\t"``, ``";"`` or ``"whitespace"``.
+
+    Examples
+    --------
+    >>> guess_sep(b"1 2 3\\n", ".dat"), guess_sep(b"a\\tb\\n", ".data"), guess_sep(b"a,b", ".csv")
+    ('whitespace', '\\t', ',')
+    """
+    if suffix == ".tsv":
+        return "\t"
+    first = next((ln for ln in data[:65536].splitlines() if ln.strip()), b"")
+    if b"," in first:
+        return ","
+    if b"\t" in first:
+        return "\t"
+    if b";" in first:
+        return ";"
+    return "whitespace" if suffix != ".csv" else ","
+
+
+def _numeric(v: str) -> bool:
+    try:
+        return math.isfinite(float(v))
+    except ValueError:
+        return False
+
+
+def detect_header(head: pd.DataFrame) -> bool:
+    """Whether the first row of ``head`` (read as text) is a header row.
+
+    A header when some column holds text in the first row and numbers below
+    it; or when every first-row field is text that never recurs in its
+    column (a file of categorical values without a header repeats its levels).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> detect_header(pd.DataFrame([["a", "b"], ["1", "x"], ["2", "y"]]))
+    True
+    >>> detect_header(pd.DataFrame([["t", "f"], ["f", "f"], ["t", "t"]]))
+    False
+    """
+    if len(head) < 2:
+        return False
+    first = [str(v).strip() for v in head.iloc[0]]
+    rest = head.iloc[1:]
+    for j, v in enumerate(first):
+        below = [str(x).strip() for x in rest.iloc[:, j] if str(x).strip() not in ("?", "")]
+        if v not in ("?", "") and not _numeric(v) and below and all(map(_numeric, below)):
+            return True
+    if all(v not in ("?", "") and not _numeric(v) for v in first):
+        return all(
+            v not in {str(x).strip() for x in rest.iloc[:, j]} for j, v in enumerate(first)
+        )
+    return False
+
+
+def read_table(
+    data: bytes, where: str, *, sep: str, header: bool | None, suffix: str = ""
+) -> tuple[pd.DataFrame, bool]:
+    """Read delimited text with pandas' C parser; returns ``(frame, had_header)``.
+
+    Fields are read without NA conversion (``na_filter=False``): the caller
+    decides what is missing. ``sep="whitespace"`` splits on runs of blanks.
+    ``header=None`` detects a header row (see :func:`detect_header`).
+
+    Examples
+    --------
+    >>> df, had = read_table(b"a,b\\n1,x\\n2,y\\n", "f.csv", sep=",", header=None)
+    >>> had, df.columns.tolist(), df["a"].tolist()
+    (True, ['a', 'b'], [1, 2])
+    """
+    pd_sep = r"\s+" if sep == "whitespace" else sep
+    kwargs: dict[str, Any] = dict(
+        sep=pd_sep, na_filter=False, skip_blank_lines=True, engine="c", low_memory=False
+    )
+    if sep != "whitespace":
+        kwargs["skipinitialspace"] = True
+    try:
+        if header is None:
+            head = pd.read_csv(io.BytesIO(data), header=None, nrows=50, dtype=str, **kwargs)
+            header = detect_header(head)
+        frame = pd.read_csv(io.BytesIO(data), header=0 if header else None, **kwargs)
+    except pd.errors.EmptyDataError as err:
+        raise DataFormatError(f"{where} is empty: no rows of data.") from err
+    except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as err:
+        raise DataFormatError(
+            f"{where}: cannot be read as {'whitespace' if sep == 'whitespace' else repr(sep)}"
+            f"-separated text: {err}. Expected the same number of fields on every line; fix "
+            "the line named above (or pass sep=... if the separator was guessed wrong)."
+        ) from err
+    if frame.shape[0] == 0:
+        raise DataFormatError(f"{where} has a header but no rows of data.")
+    return frame, bool(header)
+
+
+def libsvm_bad_line(
+    data: bytes, *, zero_based: bool = False, n_features: int | None = None
+) -> tuple[int, str] | None:
+    """The first line of LIBSVM text that breaks the format, and why (None if none).
+
+    Only used to explain a failure or a non-finite value; parsing is
+    scikit-learn's.
+
+    Examples
+    --------
+    >>> libsvm_bad_line(b"1 1:2 3:4\\n-1 2:x\\n")
+    (2, "the value in '2:x' is not a number")
+    """
+    for lineno, line in enumerate(data.splitlines(), start=1):
+        text = line.split(b"#", 1)[0].strip()
+        if not text:
+            continue
+        tokens = text.decode("utf-8", "replace").split()
+        try:
+            label = float(tokens[0].split(",")[0])
+        except ValueError:
+            return lineno, f"the label {tokens[0]!r} is not a number"
+        if not math.isfinite(label):
+            return lineno, f"the label {tokens[0]!r} is NaN or infinite"
+        prev = -1
+        for tok in tokens[1:]:
+            if tok.startswith("qid:"):
+                continue
+            idx, colon, val = tok.partition(":")
+            if not colon or ":" in val:
+                return lineno, f"{tok!r} is not of the form index:value"
+            try:
+                i = int(idx)
+            except ValueError:
+                return lineno, f"the index in {tok!r} is not an integer"
+            try:
+                v = float(val)
+            except ValueError:
+                return lineno, f"the value in {tok!r} is not a number"
+            if not math.isfinite(v):
+                return lineno, f"{tok!r} holds a NaN or infinite value"
+            if i <= prev:
+                return lineno, f"indices must increase along a line, but {tok!r} follows {prev}"
+            if i < (0 if zero_based else 1):
+                return lineno, f"index {i} in {tok!r}: indices of this file start at 1"
+            if n_features is not None and i > n_features - (1 if zero_based else 0):
+                return lineno, f"index {i} in {tok!r} exceeds the {n_features} features expected"
+            prev = i
+    return None
+
+
+def read_libsvm(
+    data: bytes, where: str, *, n_features: int | None, zero_based: bool | str = False
+) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Parse LIBSVM text with scikit-learn; returns ``(X, y)`` with X float64 CSR.
+
+    Examples
+    --------
+    >>> X, y = read_libsvm(b"1 1:2 3:4\\n-1 2:1\\n", "f", n_features=None)
+    >>> X.toarray().tolist(), y.tolist()
+    ([[2.0, 0.0, 4.0], [0.0, 1.0, 0.0]], [1.0, -1.0])
+    """
+    zb = zero_based is True
+    try:
+        X, y = load_svmlight_file(
+            io.BytesIO(data), n_features=n_features, zero_based=zero_based, dtype=np.float64
+        )
+    except (ValueError, IndexError, TypeError) as err:
+        bad = libsvm_bad_line(data, zero_based=zb, n_features=n_features)
+        at = f"{where}, line {bad[0]}: {bad[1]}" if bad else f"{where}: {err}"
+        raise DataFormatError(
+            f"{at}. Expected LIBSVM lines 'label index:value index:value ...' with integer "
+            f"indices increasing along the line{'' if zb else ', starting at 1'}. Fix that "
+            "line (or convert the file with sklearn.datasets.dump_svmlight_file)."
+        ) from err
+    X = sp.csr_matrix(X, dtype=np.float64)
+    if not np.isfinite(X.data).all() or not np.isfinite(y).all():
+        bad = libsvm_bad_line(data, zero_based=zb, n_features=n_features)
+        at = f"{where}, line {bad[0]}: {bad[1]}" if bad else f"{where}: a NaN or infinite value"
+        raise DataFormatError(
+            f"{at}. Expected finite numbers: NaN/inf are not allowed in features or labels. "
+            "Omit a missing sparse entry instead (it then reads as 0), or fix the value."
+        )
+    return X, np.asarray(y, dtype=np.float64)
+
+
+_IDX_TYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
+
+
+def read_idx(data: bytes, where: str) -> np.ndarray:
+    """Parse LeCun's IDX format (MNIST); returns an array of the stored shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> raw = bytes([0, 0, 8, 2]) + np.array([2, 3], ">i4").tobytes() + bytes(range(6))
+    >>> read_idx(raw, "x").tolist()
+    [[0, 1, 2], [3, 4, 5]]
+    """
+    if len(data) < 4 or data[0] != 0 or data[1] != 0 or data[2] not in _IDX_TYPES:
+        raise DataFormatError(
+            f"{where}: not an IDX file (it starts with {data[:4]!r}; expected two zero bytes, "
+            "a type code and the number of dimensions)."
+        )
+    ndim = data[3]
+    dims = np.frombuffer(data, dtype=">i4", count=ndim, offset=4).astype(np.int64)
+    dtype = np.dtype(_IDX_TYPES[data[2]])
+    offset = 4 + 4 * ndim
+    expected = int(np.prod(dims)) * dtype.itemsize
+    if len(data) - offset != expected:
+        raise DataFormatError(
+            f"{where}: the header announces shape {tuple(dims.tolist())} ({expected} bytes of "
+            f"data) but {len(data) - offset} bytes follow it. The file is cut short or "
+            "corrupt: fetch it again."
+        )
+    return np.frombuffer(data, dtype=dtype, offset=offset).reshape(tuple(dims.tolist()))
+
+
+def read_arff(data: bytes, where: str) -> tuple[list[tuple[str, Any]], list[list[Any]]]:
+    """Parse ARFF with liac-arff; returns ``(attributes, rows)``.
+
+    ``attributes`` is a list of ``(name, type)`` where type is ``"NUMERIC"``
+    (also REAL/INTEGER), ``"STRING"`` or the list of nominal levels in
+    declaration order; missing values are None.
+
+    Examples
+    --------
+    >>> attrs, rows = read_arff(b"@relation r\\n@attribute a numeric\\n"
+    ...                         b"@attribute c {n,p}\\n@data\\n1,p\\n?,n\\n", "f.arff")
+    >>> attrs, rows
+    ([('a', 'NUMERIC'), ('c', ['n', 'p'])], [[1.0, 'p'], [None, 'n']])
+    """
+    import arff  # liac-arff
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise DataFormatError(f"{where}: not UTF-8 text ({err}); save the ARFF as UTF-8.") from err
+    try:
+        parsed = arff.loads(text)
+    except arff.ArffException as err:
+        raise DataFormatError(
+            f"{where}: not a valid ARFF file: {err} Expected '@relation', '@attribute name "
+            "type' lines, '@data', then one comma-separated row per line whose values match "
+            "the declared types ('?' for missing). Fix that line."
+        ) from err
+    return list(parsed["attributes"]), list(parsed["data"])
