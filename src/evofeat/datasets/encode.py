@@ -88,9 +88,9 @@ def _to_numeric(col: RawColumn, line_of: LineOf, strict: bool) -> RawColumn | No
         if bad.any():
             r = _first(bad)
             raise DataFormatError(
-                f"{line_of(r)}: column {col.name!r} holds {col.values[r]!r}. Expected a finite "
-                "number: a NaN or infinite value is not allowed in features. Mark a missing "
-                "value with '?' or an empty field, or fix the value."
+                f"{line_of(r)}: column {col.name!r} holds {float(col.values[r])}, a NaN or "
+                "infinite value, which is not allowed in features. Expected a finite number: "
+                "fix the value, or write '?' (or leave the field empty) for a missing one."
             )
         return col
     present = ~col.missing
@@ -144,7 +144,11 @@ def _categorical_codes(col: RawColumn, line_of: LineOf) -> tuple[np.ndarray, lis
         text = np.array([_format_level(v) for v in col.values.tolist()], dtype=object)
     else:
         text = col.values
-    levels = list(col.levels) if col.levels is not None else _sort_levels(np.unique(text[present]))
+    levels = (
+        list(col.levels)
+        if col.levels is not None
+        else _sort_levels(np.unique(text[present]).tolist())
+    )
     lookup = {str(level): i for i, level in enumerate(levels)}
     codes = np.full(len(text), np.nan)
     for r in np.flatnonzero(present):
@@ -195,13 +199,13 @@ def encode_features(
                 resolved.append((col, num.values, None))
                 continue
             col = RawColumn(col.name, col.values, col.missing, "categorical")
-        codes, levels = _categorical_codes(col, line_of)
+        codes, col_levels = _categorical_codes(col, line_of)
         if col.kind == "coded":
             num = _to_numeric(col, line_of, strict=True)
             assert num is not None
-            resolved.append((col, num.values if categorical == "ordinal" else codes, levels))
+            resolved.append((col, num.values if categorical == "ordinal" else codes, col_levels))
         else:
-            resolved.append((col, codes, levels))
+            resolved.append((col, codes, col_levels))
     # 2. rows to keep
     any_missing = np.zeros(n, dtype=bool)
     for col, _, _ in resolved:
@@ -347,8 +351,7 @@ def encode_labels(
     if task == "regression":
         if not numeric:
             raise DataFormatError(
-                f"{where}: task='regression' needs numeric labels, got {shown}. Check "
-                "label_column."
+                f"{where}: task='regression' needs numeric labels, got {shown}. Check label_column."
             )
         return arr.astype(np.float64), task, []
     if task == "binary":
@@ -360,7 +363,9 @@ def encode_labels(
                     "task='multiclass'."
                 )
             pos = uniq[1]
-        classes = [uniq[0] if uniq[1] == pos else uniq[1], pos] if len(uniq) == 2 else [f"not {pos}", pos]
+        classes = (
+            [uniq[0] if uniq[1] == pos else uniq[1], pos] if len(uniq) == 2 else [f"not {pos}", pos]
+        )
         y = np.where(codes == uniq.index(pos), 1, -1).astype(np.int64)
         return y, task, classes
     if task != "multiclass":

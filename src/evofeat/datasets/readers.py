@@ -171,9 +171,7 @@ def detect_header(head: pd.DataFrame) -> bool:
         if v not in ("?", "") and not _numeric(v) and below and all(map(_numeric, below)):
             return True
     if all(v not in ("?", "") and not _numeric(v) for v in first):
-        return all(
-            v not in {str(x).strip() for x in rest.iloc[:, j]} for j, v in enumerate(first)
-        )
+        return all(v not in {str(x).strip() for x in rest.iloc[:, j]} for j, v in enumerate(first))
     return False
 
 
@@ -196,8 +194,6 @@ def read_table(
     kwargs: dict[str, Any] = dict(
         sep=pd_sep, na_filter=False, skip_blank_lines=True, engine="c", low_memory=False
     )
-    if sep != "whitespace":
-        kwargs["skipinitialspace"] = True
     try:
         if header is None:
             head = pd.read_csv(io.BytesIO(data), header=None, nrows=50, dtype=str, **kwargs)

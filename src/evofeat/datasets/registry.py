@@ -77,6 +77,7 @@ class FileRecord:
 
     path: str
     role: str
+    format: str
     n_rows: int | None
     n_features: int | None
     label_counts: dict[str, int] | None
@@ -206,13 +207,13 @@ class DatasetInfo:
     --------
     >>> from evofeat.datasets import list_datasets
     >>> info = {i.name: i for i in list_datasets()}["german"]
-    >>> info.n_rows, info.n_features, info.task, info.bundled, info.found_at is not None
+    >>> info.rows, info.features, info.task, info.bundled, info.found_at is not None
     (1000, 24, 'binary', True, True)
     """
 
     name: str
-    n_rows: int
-    n_features: int
+    rows: int
+    features: int
     task: str
     bundled: bool
     found_at: Path | None
@@ -221,6 +222,16 @@ class DatasetInfo:
     description: str
     files: tuple[str, ...]
     positive: str
+
+    @property
+    def n_rows(self) -> int:
+        """Same as ``rows`` (the name :class:`Dataset` uses)."""
+        return self.rows
+
+    @property
+    def n_features(self) -> int:
+        """Same as ``features`` (the name :class:`Dataset` uses)."""
+        return self.features
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-friendly dict (``found_at`` as a string or None)."""
@@ -237,6 +248,7 @@ def _catalog() -> tuple[dict[str, DatasetEntry], dict[str, FileRecord]]:
         path: FileRecord(
             path=path,
             role=str(r.get("role", "data")),
+            format=str(r.get("format", "")),
             n_rows=r.get("n_rows"),
             n_features=r.get("n_features"),
             label_counts=r.get("label_counts"),
@@ -352,9 +364,7 @@ def resolve(name_or_path: str | os.PathLike[str]) -> DatasetEntry | Path:
     if isinstance(name_or_path, os.PathLike):
         return Path(name_or_path)
     if not isinstance(name_or_path, str):
-        raise TypeError(
-            f"expected a data-set name or a path, got {type(name_or_path).__name__}"
-        )
+        raise TypeError(f"expected a data-set name or a path, got {type(name_or_path).__name__}")
     key = _normalise(name_or_path)
     entries = _catalog()[0]
     if key in entries:
@@ -378,11 +388,11 @@ def how_to_get(entry: DatasetEntry) -> str:
     True
     """
     env_hint = (
-        f"or set {ENV_VAR} to a folder laid out like the shared data folder "
+        f"set {ENV_VAR} to a folder laid out like the shared data folder "
         f"(holding {', '.join(entry.files)})"
     )
     if all(r.downloadable for r in entry.records):
-        return f"run evofeat.datasets.download({entry.name!r}), {env_hint}."
+        return f"run evofeat.datasets.download({entry.name!r}), or {env_hint}."
     lines = [f"{entry.name} has no source that evofeat can download and verify by itself:"]
     for rec in entry.records:
         if rec.downloadable:
@@ -398,11 +408,12 @@ def how_to_get(entry: DatasetEntry) -> str:
             )
         else:
             lines.append(
-                f"  {rec.path}: was converted from {rec.describe_source()}; convert it as the "
-                f"manifest describes, or copy it from a machine that has the shared data folder."
+                f"  {rec.path}: was converted from {rec.describe_source()} to {rec.format}; "
+                "copy it from a machine that has the shared data folder (or convert the "
+                "source the same way)."
             )
     lines.append(
-        f"Then {env_hint}, or place the files under {cache_dir()}, or call "
+        f"Then place the files under {cache_dir()}, or {env_hint}, or call "
         f"evofeat.datasets.download({entry.name!r}, url=...) with a URL (file:// works) of a "
         "copy of the file; its sha256 is checked either way."
     )
@@ -421,8 +432,10 @@ def not_found_message(entry: DatasetEntry, missing: list[FileRecord]) -> str:
         lines.append(
             "It should ship inside the package: reinstall evofeat (the package data is missing)."
         )
-    else:
+    elif all(r.downloadable for r in entry.records):
         lines.append("To get it, " + how_to_get(entry))
+    else:
+        lines.append(how_to_get(entry))
     return "\n".join(lines)
 
 
@@ -475,7 +488,7 @@ def list_datasets() -> list[DatasetInfo]:
     -------
     list of DatasetInfo
         Sorted by name. ``found_at`` is the folder holding the files on this
-        machine, or None when they are absent; ``n_rows`` and ``n_features``
+        machine, or None when they are absent; ``rows`` and ``features``
         count the files' rows and attributes (before rows with missing
         values are dropped and before one-hot encoding).
 
@@ -495,8 +508,8 @@ def list_datasets() -> list[DatasetInfo]:
         out.append(
             DatasetInfo(
                 name=entry.name,
-                n_rows=entry.n_rows,
-                n_features=entry.n_features,
+                rows=entry.n_rows,
+                features=entry.n_features,
                 task=entry.task,
                 bundled=entry.bundled,
                 found_at=found_at,

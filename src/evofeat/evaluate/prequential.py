@@ -39,7 +39,7 @@ def log_ticks(n: int, per_decade: int = 20) -> np.ndarray:
     """Row counts (1-based, increasing, ending at ``n``) spaced evenly on a log scale.
 
     >>> log_ticks(1000, per_decade=2).tolist()
-    [1, 3, 10, 32, 100, 316, 1000]
+    [1, 3, 7, 19, 52, 139, 373, 1000]
     """
     if n <= 0:
         return np.zeros(0, dtype=np.int64)

@@ -251,26 +251,33 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
 class ColumnBuffer:
     """A growing ``(n_rows, k)`` matrix of columns (amortised O(n) appends).
 
+    Stored column-major (one row of the internal array per column), so that
+    ``view.T @ z`` reads contiguous memory.
+
     >>> b = ColumnBuffer(3); b.append(np.ones(3)); b.append(np.zeros(3))
     >>> b.view.shape
     (3, 2)
     """
 
     def __init__(self, n_rows: int, dtype: Any = np.float64) -> None:
-        self._data = np.empty((n_rows, 8), dtype=dtype)
+        self._data = np.empty((8, n_rows), dtype=dtype)
         self.size = 0
 
     def append(self, column: np.ndarray) -> None:
-        if self.size == self._data.shape[1]:
-            grown = np.empty((self._data.shape[0], 2 * self.size), dtype=self._data.dtype)
-            grown[:, : self.size] = self._data[:, : self.size]
+        if self.size == self._data.shape[0]:
+            grown = np.empty((2 * self.size, self._data.shape[1]), dtype=self._data.dtype)
+            grown[: self.size] = self._data[: self.size]
             self._data = grown
-        self._data[:, self.size] = column
+        self._data[self.size] = column
         self.size += 1
 
     def set(self, k: int, column: np.ndarray) -> None:
-        self._data[:, k] = column
+        self._data[k] = column
+
+    def delete(self, k: int) -> None:
+        self._data[k : self.size - 1] = self._data[k + 1 : self.size]
+        self.size -= 1
 
     @property
     def view(self) -> np.ndarray:
-        return self._data[:, : self.size]
+        return self._data[: self.size].T

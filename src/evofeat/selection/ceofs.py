@@ -12,7 +12,7 @@ from evofeat.selection.citests import (
     correlations,
     encode,
     fisher_z_independent,
-    mutual_info_many,
+    mutual_info_codes,
     standardize,
 )
 from evofeat.selection.groups import ensemble_groups
@@ -204,8 +204,9 @@ class CEOFS(StreamingSelector):
         if self.test == "fisher-z":
             r = correlations(R, p)
             return np.where(fisher_z_independent(r, n, 0, self.alpha), 0.0, np.abs(r))
-        mi = mutual_info_many(p, R)
-        dof = (int(p.max()) + 1 - 1) * (np.asarray(self._rep_levels) - 1)
+        lp = int(p.max()) + 1
+        mi = mutual_info_codes(p, lp, R)
+        dof = (lp - 1) * (np.asarray(self._rep_levels) - 1)
         G = 2.0 * n * math.log(2.0) * mi
         pval = np.where(dof > 0, stats.chi2.sf(G, np.maximum(dof, 1)), 1.0)
         return np.where(pval <= self.alpha, mi, 0.0)

@@ -62,8 +62,10 @@ class OSFS(StreamingSelector):
     with streaming features. IEEE TPAMI 35(5): 1178-1192 (Algorithm 1).
     """
 
-    #: Whether the redundancy check after a newcomer uses only sets containing it.
+    #: Fast-OSFS: test the newcomer before adding it; never re-check it.
     _fast = False
+    #: Re-test older members against every set, not only those with the newcomer (tests only).
+    _recheck_all = False
 
     def __init__(self, alpha: float = 0.05, test: str = "fisher-z", max_cond_size: int = 3,
                  variant: str = "textbook", budget: float | int | None = None) -> None:
@@ -102,14 +104,19 @@ class OSFS(StreamingSelector):
                 tester.discard(j)
                 return
             self.selected_.append(j)
-            require: int | None = j
+            members = self.selected_[:-1]
         else:
             self.selected_.append(j)
-            require = None
-        for member in list(self.selected_):
-            if member == require or member not in self.selected_:
+            members = list(self.selected_)  # oldest first, the newcomer last
+        for member in members:
+            if member not in self.selected_:
                 continue
             pool = [f for f in self.selected_ if f != member]
+            # An older member survived every set without the newcomer when it was last
+            # checked (the data do not change and the pool only lost members since), so
+            # only the sets that contain the newcomer can change its verdict: OSFS gives
+            # the same selection as re-testing every set (tests/test_selection.py checks).
+            require = None if member == j or self._recheck_all else j
             if self._independent(member, pool, require):
                 self.selected_.remove(member)
                 tester.discard(member)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evofeat.selection._base import StreamingSelector, check_choice, check_range
+from evofeat.selection._base import ColumnBuffer, StreamingSelector, check_choice, check_range
 from evofeat.selection.citests import (
     correlations,
     fisher_z_independent,
@@ -94,7 +94,7 @@ class SAOLA(StreamingSelector):
 
     def _init_state(self) -> None:
         self.selected_: list[int] = []
-        self._cols: dict[int, np.ndarray] = {}
+        self._cols = ColumnBuffer(self.n_rows_)  # columns of selected_, in the same order
 
     def _marginal(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self.test == "fisher-z":
@@ -106,7 +106,7 @@ class SAOLA(StreamingSelector):
         """Association of the newcomer with every selected feature, and whether it counts."""
         if not self.selected_:
             return np.zeros(0), np.zeros(0, dtype=bool)
-        S = np.column_stack([self._cols[j] for j in self.selected_])
+        S = self._cols.view
         if self.test == "fisher-z":
             r = correlations(S, x)
             return np.nan_to_num(np.abs(r)), ~fisher_z_independent(r, self.n_rows_, 0, self.alpha)
@@ -133,11 +133,12 @@ class SAOLA(StreamingSelector):
                     keep_i = False
                     break
                 if di > dj and _beats(a_ij, dj, lofs):
-                    self.selected_.remove(j)
-                    del self._cols[j]
+                    k = self.selected_.index(j)
+                    del self.selected_[k]
+                    self._cols.delete(k)
             if keep_i:
                 self.selected_.append(i)
-                self._cols[i] = zscored[:, t]
+                self._cols.append(zscored[:, t])
 
     def _selected(self) -> list[int]:
         return self.selected_

@@ -1,0 +1,610 @@
+"""FESL-c and FESL-s (Hou, Zhang, Zhou, 2017) and their baselines NOGD, ROGD-u, ROGD-f."""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+from typing import Any, NamedTuple
+
+import numba as nb
+import numpy as np
+from scipy.special import expit
+
+from evofeat.base import InputError, OnlineLearner, register_kernel
+from evofeat.ensemble.mapping import matvec, pinv_psd, project, recover, store_row
+from evofeat.ensemble.ogd import LOSSES, OGD, check_common, label_of, loss_reference, loss_slope, loss_value
+
+__all__ = ["FESL", "LEARNERS", "METHODS", "fesl_reference"]
+
+#: method name -> code inside the kernels.
+METHODS = {"nogd": 0, "rogd-u": 1, "rogd-f": 2, "fesl-c": 3, "fesl-s": 4}
+_CLOCKS = {"global": 0, "switch": 1}
+_LN2 = math.log(2.0)
+# cnt fields
+_CUR, _DIM, _SWITCHES, _NA, _NP, _T, _TP, _VCUR, _VNEXT = range(9)
+
+
+class FESLState(NamedTuple):
+    w: np.ndarray  # the new model: OGD on the current space (before any switch: the only model)
+    space: np.ndarray  # space of each feature: 0 unassigned, k for S_k
+    buf_a: np.ndarray  # (d, B) overlap rows of the map in use, column-wise
+    buf_p: np.ndarray  # (d, B) overlap rows collected for the next switch
+    kp_a: np.ndarray  # (B, B) (X_new X_new^T + ridge I)^+ of the map in use
+    go_a: np.ndarray  # (B, B) X_old X_old^T of the map in use
+    u_a: np.ndarray  # (B,) X_old w_old: the old model, seen through the overlap rows
+    k_p: np.ndarray  # (B, B) Gram of the collected rows' next-space parts
+    g_p: np.ndarray  # (B, B) Gram of the collected rows' current-space parts
+    c_p: np.ndarray  # (B, B) collected current-space parts . current-space parts of buf_a
+    v_p: np.ndarray  # (B,) collected current-space parts . w
+    ens: np.ndarray  # [alpha1, alpha2, L1, L2]: ensemble weights and cumulative losses
+    cnt: np.ndarray  # int64 counters, see _CUR ... _VNEXT
+    rng: np.ndarray  # (1,) uint64 SplitMix64 state (FESL-s draws)
+    p: np.ndarray  # [method, loss, lr, horizon (0: anytime), ridge, clock]
+
+
+@nb.njit(cache=True)
+def _mix(s):  # type: ignore[no-untyped-def]
+    z = s
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@nb.njit(cache=True)
+def _peek_uniform(rng):  # type: ignore[no-untyped-def]
+    """The next SplitMix64 uniform in [0, 1), without advancing the state."""
+    return _mix(rng[0] + np.uint64(0x9E3779B97F4A7C15))
+
+
+@nb.njit(cache=True)
+def _dot_space(w, space, s, idx, val):  # type: ignore[no-untyped-def]
+    f = 0.0
+    for k in range(idx.shape[0]):
+        if space[idx[k]] == s:
+            f += w[idx[k]] * val[k]
+    return f
+
+
+@nb.njit(cache=True)
+def _has_values(space, s, idx, val):  # type: ignore[no-untyped-def]
+    for k in range(idx.shape[0]):
+        if space[idx[k]] == s and val[k] != 0.0:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
+def _entropy(x):  # type: ignore[no-untyped-def]
+    if x <= 0.0 or x >= 1.0:
+        return 0.0
+    return -x * np.log(x) - (1.0 - x) * np.log(1.0 - x)
+
+
+@nb.njit(cache=True)
+def _horizon(p, rounds):  # type: ignore[no-untyped-def]
+    """T2 of the paper: the ``horizon`` parameter, or the running count ``rounds`` (anytime)."""
+    return p[3] if p[3] > 0.0 else float(rounds)
+
+
+@nb.njit(cache=True)
+def _weights(state):  # type: ignore[no-untyped-def]
+    """Normalised weights (a1, a2) of the old and the new model for the next prediction."""
+    method = int(state.p[0])
+    if state.cnt[_SWITCHES] == 0 or method == 0:
+        return 0.0, 1.0
+    if method <= 2:
+        return 1.0, 0.0
+    if method == 3:  # FESL-c, Eq. (3) in closed form: alpha_i ~ exp(-eta L_i), eta = sqrt(8 ln 2 / T2)
+        eta = np.sqrt(8.0 * np.log(2.0) / _horizon(state.p, state.cnt[_TP] + 1))
+        a1 = 1.0 / (1.0 + np.exp(-eta * (state.ens[3] - state.ens[2])))
+        return a1, 1.0 - a1
+    s = state.ens[0] + state.ens[1]
+    return state.ens[0] / s, state.ens[1] / s
+
+
+@nb.njit(cache=True)
+def _combine(state, f1, f2, a1, a2):  # type: ignore[no-untyped-def]
+    method = int(state.p[0])
+    if method == 3:
+        return a1 * f1 + a2 * f2
+    if method == 4:  # FESL-s, Eq. (7): model 1 with probability a1
+        return f1 if _peek_uniform(state.rng) < a1 else f2
+    return f1 if a1 > 0.0 else f2
+
+
+@nb.njit(cache=True)
+def _pending_map(state):  # type: ignore[no-untyped-def]
+    """The map and the old model the next switch would start from: ``(Kp, u)``.
+
+    The old model of the next cycle is the learner's current predictor on the
+    current space, ``a1 M w_old + a2 w`` (a1, a2 the weights of the next
+    prediction), seen through the collected rows: ``u = X_cur (a1 M w_old + a2 w)``.
+    """
+    n = state.cnt[_NP]
+    kp = pinv_psd(state.k_p, n, state.p[4])
+    a1, a2 = _weights(state)
+    u = a2 * state.v_p[:n]
+    if a1 != 0.0:
+        na = state.cnt[_NA]
+        u += a1 * matvec(state.c_p, n, na, matvec(state.kp_a, na, na, state.u_a))
+    return kp, u
+
+
+@nb.njit(cache=True)
+def _predict(state, idx, val):  # type: ignore[no-untyped-def]
+    kind = int(state.p[1])
+    cur = state.cnt[_CUR]
+    if cur == 0:
+        return 0.0, label_of(kind, 0.0)
+    space = state.space
+    n_p = state.cnt[_NP]
+    if n_p > 0 and not _has_values(space, cur, idx, val) and _has_values(space, cur + 1, idx, val):
+        # the old space has gone from this row: predict as the switch will make us (new model at 0)
+        kp, u = _pending_map(state)
+        z = project(state.buf_p, n_p, space, cur + 1, idx, val)
+        f1 = np.dot(u, matvec(kp, n_p, n_p, z))
+        method = int(state.p[0])
+        s = 0.0 if method == 0 else (f1 if method <= 2 else _combine(state, f1, 0.0, 0.5, 0.5))
+        return s, label_of(kind, s)
+    a1, a2 = _weights(state)
+    f1 = 0.0
+    if a1 > 0.0 or int(state.p[0]) == 4:
+        na = state.cnt[_NA]
+        z = project(state.buf_a, na, space, cur, idx, val)
+        f1 = np.dot(state.u_a[:na], matvec(state.kp_a, na, na, z))
+    f2 = _dot_space(state.w, space, cur, idx, val)
+    s = _combine(state, f1, f2, a1, a2)
+    return s, label_of(kind, s)
+
+
+@nb.njit(cache=True)
+def _step_new(state, a, idx, val):  # type: ignore[no-untyped-def]
+    """``w += a x_cur`` and keep ``v_p = X_p,cur w`` in step."""
+    cur = state.cnt[_CUR]
+    n_p = state.cnt[_NP]
+    if n_p > 0:
+        state.v_p[:n_p] += a * project(state.buf_p, n_p, state.space, cur, idx, val)
+    for k in range(idx.shape[0]):
+        if state.space[idx[k]] == cur:
+            state.w[idx[k]] += a * val[k]
+
+
+@nb.njit(cache=True)
+def _collect(state, idx, val):  # type: ignore[no-untyped-def]
+    """Keep an overlap row (the first ``B`` of each overlap) for the next map."""
+    b = state.cnt[_NP]
+    cur = state.cnt[_CUR]
+    store_row(state.buf_p, state.g_p, b, state.space, cur, idx, val)
+    store_row(state.buf_p, state.k_p, b, state.space, cur + 1, idx, val)
+    na = state.cnt[_NA]
+    state.c_p[b, :na] = project(state.buf_a, na, state.space, cur, idx, val)
+    state.v_p[b] = _dot_space(state.w, state.space, cur, idx, val)
+    state.cnt[_NP] = b + 1
+
+
+@nb.njit(cache=True)
+def _update_weights(state, l1, l2):  # type: ignore[no-untyped-def]
+    method = int(state.p[0])
+    if method == 3:
+        state.ens[2] += l1
+        state.ens[3] += l2
+    elif method == 4:  # fixed share, Eq. (8): delta = 1/(T2-1), eta from the binary entropy
+        T = _horizon(state.p, state.cnt[_TP] + 1)
+        delta = 1.0 / (T - 1.0)
+        eta = np.sqrt(8.0 / T * (2.0 * np.log(2.0) + (T - 1.0) * _entropy(delta)))
+        m = min(l1, l2)
+        v1 = state.ens[0] * np.exp(-eta * (l1 - m))
+        v2 = state.ens[1] * np.exp(-eta * (l2 - m))
+        W = v1 + v2
+        a1 = delta * W + (1.0 - delta) * v1  # delta W / (n - 1) + (1 - delta) v_i, n = 2 models
+        a2 = delta * W + (1.0 - delta) * v2
+        state.ens[0] = a1 / (a1 + a2)
+        state.ens[1] = a2 / (a1 + a2)
+        r = state.rng[0] + np.uint64(0x9E3779B97F4A7C15)
+        state.rng[0] = r
+
+
+@nb.njit(cache=True)
+def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
+    kind = int(state.p[1])
+    loss = loss_value(kind, score, y)
+    cnt = state.cnt
+    cur = cnt[_CUR]
+    if cur == 0:
+        return loss
+    cnt[_T] += 1
+    if cnt[_VCUR] == 1 and cnt[_VNEXT] == 1 and cnt[_NP] < state.buf_p.shape[1]:
+        _collect(state, idx, val)
+    tau = state.p[2] / np.sqrt(cnt[_T])
+    if cnt[_SWITCHES] == 0:
+        f = _dot_space(state.w, state.space, cur, idx, val)
+        _step_new(state, -tau * loss_slope(kind, f, y), idx, val)
+        return loss
+    cnt[_TP] += 1
+    method = int(state.p[0])
+    f1 = 0.0
+    kz = np.zeros(0)
+    na = cnt[_NA]
+    if method >= 1:
+        kz = matvec(state.kp_a, na, na, project(state.buf_a, na, state.space, cur, idx, val))
+        f1 = np.dot(state.u_a[:na], kz)
+    f2 = _dot_space(state.w, state.space, cur, idx, val)
+    _update_weights(state, loss_value(kind, f1, y), loss_value(kind, f2, y))
+    if method == 1 or method >= 3:  # Eq. (4): w_old <- w_old - tau dl x~, x~ = X_old^T Kz
+        state.u_a[:na] -= tau * loss_slope(kind, f1, y) * matvec(state.go_a, na, na, kz)
+    if method == 0 or method >= 3:
+        tau2 = tau if state.p[5] == 0.0 else state.p[2] / np.sqrt(cnt[_TP])
+        _step_new(state, -tau2 * loss_slope(kind, f2, y), idx, val)
+    return loss
+
+
+@nb.njit(cache=True)
+def _switch(state):  # type: ignore[no-untyped-def]
+    """The old space has vanished: fit the map on the collected rows and start a new model."""
+    kp, u = _pending_map(state)
+    cnt = state.cnt
+    n = cnt[_NP]
+    dim = cnt[_DIM]
+    state.buf_a[:dim] = state.buf_p[:dim]
+    state.buf_p[:dim] = 0.0
+    state.kp_a[:] = 0.0
+    state.kp_a[:n, :n] = kp
+    state.go_a[:] = state.g_p
+    state.u_a[:] = 0.0
+    state.u_a[:n] = u
+    for a in (state.k_p, state.g_p, state.c_p):
+        a[:] = 0.0
+    state.v_p[:] = 0.0
+    cnt[_NA] = n
+    cnt[_NP] = 0
+    cnt[_CUR] += 1
+    cnt[_SWITCHES] += 1
+    cnt[_TP] = 0
+    state.ens[:] = np.array([0.5, 0.5, 0.0, 0.0])
+
+
+@nb.njit(cache=True)
+def _visible(state, cols, dim):  # type: ignore[no-untyped-def]
+    cnt = state.cnt
+    space = state.space
+    if cnt[_CUR] == 0:
+        cnt[_CUR] = 1
+    nxt = cnt[_CUR] + 1 if cnt[_DIM] > 0 else 1
+    for j in range(cnt[_DIM], dim):
+        space[j] = nxt
+    cnt[_DIM] = max(cnt[_DIM], dim)
+    cur = cnt[_CUR]
+    has_cur = False
+    has_next = False
+    for k in range(cols.shape[0]):
+        s = space[cols[k]]
+        has_cur = has_cur or s == cur
+        has_next = has_next or s == cur + 1
+    if has_next and not has_cur:
+        _switch(state)
+        has_cur = True
+        has_next = False
+    cnt[_VCUR] = 1 if has_cur else 0
+    cnt[_VNEXT] = 1 if has_next else 0
+
+
+register_kernel(FESLState, _predict, _learn, _visible)
+
+
+class FESL(OnlineLearner):
+    """Feature Evolvable Streaming Learning: FESL-c, FESL-s and the baselines NOGD, ROGD-u, ROGD-f.
+
+    Old features vanish and new ones appear, with a short overlap in which a
+    row shows both. Until the old space vanishes, a model ``w1`` is learned
+    by online gradient descent (OGD, step ``lr / sqrt(t)``) on it, and the
+    first ``overlap`` overlap rows are kept. When it vanishes (the *switch*),
+    the least-squares map ``psi`` from the new space to the old one is fitted
+    on those rows (:mod:`evofeat.ensemble.mapping`, Algorithm 1) and two
+    models predict each later row: ``f1 = w1 . psi(x2)`` (``w1`` still
+    updated by OGD on the recovered row, Eq. 4) and ``f2 = w2 . x2`` (OGD
+    from zero, Eq. 1). The methods differ in what they predict:
+
+    - ``"fesl-c"``: ``a1 f1 + a2 f2`` with ``a_i ~ exp(-eta L_i)``, ``L_i``
+      the cumulative loss of model i since the switch and
+      ``eta = sqrt(8 ln 2 / T2)`` (Eq. 2-3, Algorithm 2);
+    - ``"fesl-s"``: the prediction of one model drawn with probability
+      ``a_i`` (Eq. 7), the weights tracked by fixed share (Eq. 8):
+      ``v_i = a_i exp(-eta l_i)``, ``a_i <- delta (v_1 + v_2) / (n - 1) +
+      (1 - delta) v_i`` with ``n = 2`` models, ``delta = 1 / (T2 - 1)``,
+      ``eta = sqrt(8/T2 (2 ln 2 + (T2 - 1) H(1/(T2 - 1))))``, ``H`` the
+      binary entropy (Algorithm 3). Draws use a SplitMix64 generator seeded
+      by ``seed`` and kept in the state, so clones replay the same draws;
+    - ``"nogd"``: ``f2`` only (OGD restarted on the new space);
+    - ``"rogd-u"``: ``f1`` only, ``w1`` updated on recovered rows;
+    - ``"rogd-f"``: ``f1`` only, ``w1`` frozen at the switch.
+
+    The losses are logistic (classification, labels -1/+1, prediction the
+    sign of the score, 0 predicting -1) or square (regression); ``learn``
+    returns the loss of the prediction made, the quantity of the paper's
+    Figure 3. Nothing of size ``d2 x d1`` is ever formed: the old model
+    enters only through ``X1 w1`` on the ``B`` overlap rows, so a row costs
+    ``O(B nnz + B^2)``.
+
+    **How the stream drives it.** Features are assigned to spaces when first
+    visible: those of the first row to S1, later new ones to the next space.
+    A row whose visible features include both the current and the next space
+    is an overlap row. The switch happens when a row shows features of the
+    next space and none of the current one; the next space becomes current,
+    the old one is retired (its features are ignored if they return) and
+    features that appear later form the space after it. Each switch fits a
+    new map from its own overlap rows (several cycles S1 -> S2 -> S3 ...);
+    the old model of the new cycle is the learner's predictor on the space
+    that vanishes (``a1 psi^T w1 + a2 w2``, with the weights of the moment).
+    A row whose current-space values are all zero but which has values in
+    the next space is predicted as after the switch (so the first row after
+    a switch is predicted by the new ensemble, its weights at 1/2). On
+    streams the paper does not consider: on a trapezoidal stream (features
+    only added) the first space never vanishes and the learner stays OGD on
+    it; on a haphazard stream (features visible at random) the first row
+    fixes S1, every other feature is in S2, and the switch comes with the
+    first row that shows no S1 feature. Without overlap rows the map is
+    zero and the recovered model predicts 0.
+
+    Parameters
+    ----------
+    method
+        ``"fesl-c"``, ``"fesl-s"``, ``"nogd"``, ``"rogd-u"`` or ``"rogd-f"``.
+    lr
+        Step-size scale: ``tau_t = lr / sqrt(t)``, the paper's ``1 / (c sqrt(t))``
+        with ``lr = 1/c`` (the paper searched ``c`` in {1, 10, 50, 100, 150}).
+    loss
+        ``"logistic"`` (binary classification) or ``"square"`` (regression);
+        :attr:`task` follows from it.
+    overlap
+        ``B``, a count: the overlap rows kept to fit each map (the first
+        ``overlap`` rows of each overlap; later overlap rows still train
+        ``w1``). Memory is ``2 overlap + 2`` numbers per feature.
+    horizon
+        ``T2``, the number of rows after each switch, which sets ``eta`` (and
+        ``delta``). ``None`` (T2 unknown) uses a running count: at the t-th
+        row after the switch ``T2`` is replaced by ``t`` in FESL-c's ``eta``
+        (computed from the cumulative losses, so the weights stay the
+        exponential weights of the losses so far) and by ``t + 1`` in
+        FESL-s's ``eta`` and ``delta = 1/t``.
+    ridge
+        ``0``: the map uses the pseudo-inverse of ``X2 X2^T`` (minimum-norm
+        least squares, eigenvalues below ``B eps`` of the largest dropped);
+        ``> 0``: ``(X2 X2^T + ridge I)^{-1}``.
+    clock
+        ``t`` of the step size: ``"global"`` (rows since the start, as the
+        paper's Algorithms 2-3 write it) or ``"switch"`` (the new model's
+        ``t`` restarts at each switch; the old model keeps the global count).
+    seed
+        Seed of FESL-s's draws (ignored by the other methods).
+
+    Attributes
+    ----------
+    coef_
+        The weights of the model learned on the current space (``w2``;
+        ``w1`` before the first switch), by feature name.
+    n_switches_
+        Switches so far.
+    weights_
+        ``(a1, a2)``: the weights of the old and the new model for the next row.
+
+    Examples
+    --------
+    >>> from evofeat.evaluate import run_once
+    >>> r = run_once("fesl-c", "australian", "evolvable", params={"lr": 0.1},
+    ...              preprocess="zscore", repeat=0)
+    >>> round(r.accuracy, 3)
+    0.843
+
+    References
+    ----------
+    Hou, Zhang, Zhou. Learning with Feature Evolvable Streams. NIPS 2017:
+    Algorithm 1 (map), Eq. (1) and (4) (OGD on new and recovered rows),
+    Eq. (2)-(3) and Algorithm 2 (FESL-c), Eq. (7)-(8) and Algorithm 3
+    (FESL-s), Theorems 1-2 (``eta``, ``delta``). Cesa-Bianchi, Lugosi.
+    Prediction, Learning, and Games, 2006 (Sec. 2.8 anytime weights, 5.2
+    fixed share).
+    """
+
+    def __init__(self, method: str = "fesl-c", lr: float = 1.0, loss: str = "logistic", overlap: int = 10,
+                 horizon: int | None = None, ridge: float = 0.0, clock: str = "global", seed: int = 0) -> None:
+        self.method = method
+        self.lr = lr
+        self.loss = loss
+        self.overlap = overlap
+        self.horizon = horizon
+        self.ridge = ridge
+        self.clock = clock
+        self.seed = seed
+
+    per_feature = ("w", "space", "buf_a", "buf_p")
+
+    @property  # type: ignore[override]
+    def task(self) -> str:
+        """``"regression"`` for the square loss, else ``"binary"``."""
+        return "regression" if self.loss == "square" else "binary"
+
+    def _check_params(self) -> None:
+        check_common(self)
+        if self.method not in METHODS:
+            raise InputError("unknown FESL method", expected=" or ".join(METHODS), received=repr(self.method),
+                             fix="pass method='fesl-c'")
+        _check_int(self.overlap, 1, "overlap", "the overlap rows kept (B)", "pass overlap=10")
+        if self.horizon is not None:
+            _check_int(self.horizon, 2, "horizon", "T2, the rows after each switch", "pass horizon=None")
+        r = self.ridge
+        if isinstance(r, bool) or not isinstance(r, int | float) or not (r >= 0 and np.isfinite(r)):
+            raise InputError("ridge must be >= 0", expected="a finite number >= 0", received=repr(r),
+                             fix="pass ridge=0.0 (pseudo-inverse)")
+        if self.clock not in _CLOCKS:
+            raise InputError("unknown clock", expected=" or ".join(_CLOCKS), received=repr(self.clock),
+                             fix="pass clock='global'")
+        _check_int(self.seed, 0, "seed", "a seed", "pass seed=0")
+
+    def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        out: np.ndarray = fesl_reference(X, y, **self.get_params())
+        return out
+
+    def _make_state(self, capacity: int) -> FESLState:
+        B = int(self.overlap)
+        sq = np.zeros((B, B))
+        return FESLState(
+            w=np.zeros(capacity), space=np.zeros(capacity, dtype=np.int64),
+            buf_a=np.zeros((capacity, B)), buf_p=np.zeros((capacity, B)),
+            kp_a=sq.copy(), go_a=sq.copy(), u_a=np.zeros(B), k_p=sq.copy(), g_p=sq.copy(), c_p=sq.copy(),
+            v_p=np.zeros(B), ens=np.array([0.5, 0.5, 0.0, 0.0]), cnt=np.zeros(9, dtype=np.int64),
+            rng=np.array([int(self.seed) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64),
+            p=np.array([METHODS[self.method], LOSSES[self.loss], float(self.lr), float(self.horizon or 0),
+                        float(self.ridge), _CLOCKS[self.clock]]),
+        )
+
+    @property
+    def n_switches_(self) -> int:
+        """Switches so far."""
+        return 0 if getattr(self, "_state", None) is None else int(self._state.cnt[_SWITCHES])
+
+    @property
+    def weights_(self) -> tuple[float, float]:
+        """``(a1, a2)``: the weights of the old and the new model for the next row."""
+        if getattr(self, "_state", None) is None:
+            return (0.0, 1.0)
+        a1, a2 = _weights(self._state)
+        return float(a1), float(a2)
+
+
+def _check_int(value: Any, low: int, name: str, what: str, fix: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+        raise InputError(f"{name} must be an integer >= {low}", expected=what, received=repr(value), fix=fix)
+
+
+def _splitmix_uniform(s: int) -> tuple[int, float]:
+    """Plain-Python SplitMix64: the next state and its uniform in [0, 1)."""
+    mask = (1 << 64) - 1
+    s = (s + 0x9E3779B97F4A7C15) & mask
+    z = s
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    z ^= z >> 31
+    return s, (z >> 11) / 2.0**53
+
+
+def fesl_reference(X: np.ndarray, y: np.ndarray, method: str = "fesl-c", lr: float = 1.0, loss: str = "logistic",
+                   overlap: int = 10, horizon: int | None = None, ridge: float = 0.0, clock: str = "global",
+                   seed: int = 0, return_scores: bool = False) -> Any:
+    """Plain-NumPy FESL over a dense stream (NaN = absent); returns the predictions.
+
+    Written from the paper with explicit vectors: ``w1`` of the old space,
+    the overlap rows ``X1``, ``X2`` as matrices, ``psi`` by
+    :func:`~evofeat.ensemble.mapping.recover`. It follows the same rules as
+    :class:`FESL` for assigning features to spaces and detecting switches.
+    ``return_scores=True`` also returns the scores and the losses.
+
+    >>> X = np.array([[1.0, np.nan], [1.0, 2.0], [np.nan, 2.0], [np.nan, -2.0]])
+    >>> fesl_reference(X, np.array([1, 1, 1, -1]), overlap=1)
+    array([-1.,  1.,  1., -1.])
+    """
+    kind = LOSSES[loss]
+    m = METHODS[method]
+    n, d = X.shape
+    space = np.zeros(d, dtype=np.int64)
+    cur = switches = t = tp = 0
+    rng = seed & 0xFFFFFFFFFFFFFFFF
+    w = np.zeros(d)  # the new model (the only one before the first switch)
+    w_old = np.zeros(d)  # the old model, explicit
+    X1 = X2 = np.zeros((0, d))  # overlap rows of the map in use (old part, new part)
+    P: list[np.ndarray] = []  # collected overlap rows (NaN -> 0)
+    alpha = np.array([0.5, 0.5])
+    L = np.zeros(2)
+    prev: np.ndarray | None = None
+    out = np.empty((3, n))
+
+    def weights() -> tuple[float, float]:
+        if switches == 0 or m == 0:
+            return 0.0, 1.0
+        if m <= 2:
+            return 1.0, 0.0
+        if m == 3:
+            eta = math.sqrt(8 * _LN2 / (horizon or tp + 1))
+            a1 = float(expit(eta * (L[1] - L[0])))
+            return a1, 1 - a1
+        return alpha[0] / alpha.sum(), alpha[1] / alpha.sum()
+
+    def combine(f1: float, f2: float, a1: float) -> float:
+        if m == 3:
+            return a1 * f1 + (1 - a1) * f2
+        if m == 4:
+            return f1 if _splitmix_uniform(rng)[1] < a1 else f2
+        return f1 if a1 > 0 else f2
+
+    def pending() -> tuple[np.ndarray, np.ndarray]:
+        """The next cycle's map rows (current part, next part) and its old model on the current space."""
+        R = np.array(P).reshape(-1, d)
+        a1, a2 = weights()
+        w_next = a2 * w + (a1 * (X2.T @ (np.linalg.pinv(X2 @ X2.T + ridge * np.eye(len(X2)),
+                                                        rcond=max(1, len(X2)) * np.finfo(float).eps,
+                                                        hermitian=True) @ (X1 @ w_old))) if len(X2) else 0.0)
+        return R, np.where(space == cur, w_next, 0.0)
+
+    for i in range(n):
+        vis = ~np.isnan(X[i])
+        x = np.where(vis, X[i], 0.0)
+        xc = np.where(space == cur, x, 0.0) if cur else np.zeros(d)
+        xn = np.where(space == cur + 1, x, 0.0)
+        if cur == 0:
+            s = 0.0
+        elif P and not xc.any() and xn.any():  # predicted as after the coming switch
+            R, w_next = pending()
+            f1 = float(w_next @ recover(R * (space == cur), R * (space == cur + 1), xn, ridge))
+            s = 0.0 if m == 0 else combine(f1, 0.0, 0.5 if m >= 3 else 1.0)
+        else:
+            a1, _ = weights()
+            f1 = float(w_old @ recover(X1, X2, xc, ridge)) if len(X2) else 0.0
+            s = combine(f1, float(w @ xc), a1)
+        out[0, i] = s if kind == 1 else (1.0 if s > 0 else -1.0)
+        out[1, i] = s
+        out[2, i] = loss_reference(loss, s, y[i])[0]
+        if prev is None or not np.array_equal(vis, prev):  # the visible features changed
+            new = vis & (space == 0)
+            space[new] = cur + 1 if (space > 0).any() else 1
+            cur = max(cur, 1)
+            if (space[vis] == cur + 1).any() and not (space[vis] == cur).any():
+                R, w_next = pending()
+                X1, X2, w_old = R * (space == cur), R * (space == cur + 1), w_next
+                P, w = [], np.zeros(d)
+                cur, switches, tp, alpha, L = cur + 1, switches + 1, 0, np.array([0.5, 0.5]), np.zeros(2)
+            prev = vis
+        t += 1
+        xc = np.where(space == cur, x, 0.0)
+        both = (space[vis] == cur).any() and (space[vis] == cur + 1).any()
+        if both and len(P) < overlap:
+            P.append(np.where(vis & (space >= cur), x, 0.0))
+        tau = lr / math.sqrt(t)
+        yi = float(y[i])
+        if switches == 0:
+            w -= tau * loss_reference(loss, float(w @ xc), yi)[1] * xc
+            continue
+        tp += 1
+        xr = recover(X1, X2, xc, ridge) if len(X2) else np.zeros(d)  # the recovered old-space row
+        f1, f2 = float(w_old @ xr), float(w @ xc)
+        (l1, g1), (l2, g2) = loss_reference(loss, f1, yi), loss_reference(loss, f2, yi)
+        losses = np.array([l1, l2])
+        if m == 3:
+            L += losses
+        if m == 4:
+            T = horizon or tp + 1
+            delta = 1 / (T - 1)
+            H = 0.0 if delta >= 1 else -delta * math.log(delta) - (1 - delta) * math.log(1 - delta)
+            eta = math.sqrt(8 / T * (2 * _LN2 + (T - 1) * H))
+            v = alpha * np.exp(-eta * (losses - losses.min()))
+            alpha = delta * v.sum() + (1 - delta) * v
+            alpha /= alpha.sum()
+            rng = _splitmix_uniform(rng)[0]
+        if m in (1, 3, 4):
+            w_old -= tau * g1 * xr
+        if m in (0, 3, 4):
+            w -= (tau if clock == "global" else lr / math.sqrt(tp)) * g2 * xc
+    return (out[0], out[1], out[2]) if return_scores else out[0]
+
+
+LEARNERS: dict[str, Any] = {name: partial(FESL, method=name) for name in METHODS}
+LEARNERS["ogd"] = OGD

@@ -1,0 +1,497 @@
+"""STSD, STSD-I, STSD-II and the baselines STSD-I-all, -rand, -per on trapezoidal streams."""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+from typing import Any, ClassVar, NamedTuple
+
+import numba as nb
+import numpy as np
+
+from evofeat.base import InputError, OnlineLearner, register_kernel
+from evofeat.linear._ops import dot, sq_norm
+from evofeat.linear._topk import topk_heapify, topk_pop, topk_touch
+
+__all__ = ["STSD", "stsd_reference"]
+
+# step rules, selections and variants (codes stored in the parameter array)
+_PA, _PA1, _PA2, _PERCEPTRON = 0, 1, 2, 3
+_LARGEST, _NONE, _RANDOM = 0, 1, 2
+#: mode -> (step rule, selection)
+_MODES = {
+    "stsd": (_PA, _LARGEST),
+    "stsd-i": (_PA1, _LARGEST),
+    "stsd-ii": (_PA2, _LARGEST),
+    "stsd-i-all": (_PA1, _NONE),
+    "stsd-i-rand": (_PA1, _RANDOM),
+    "stsd-i-per": (_PERCEPTRON, _LARGEST),
+}
+_VARIANTS = ("paper", "original-code")
+# parameter array p and scalar array s
+_RULE, _C, _RADIUS, _BUDGET, _VARIANT, _PROJECT, _SELECT, _TASK, _EPS = range(9)
+_SCALE, _L1, _LAST_TAU, _DIM, _NEW_FROM = range(5)
+_TINY_SCALE = 1e-120  # below this, the scale is folded into v
+_ALL_COLS = 1 << 62
+
+
+class STSDState(NamedTuple):
+    v: np.ndarray  # weights up to the scale: w = s[_SCALE] * v
+    heap: np.ndarray  # the support (non-zero v) as a _topk min-heap
+    pos: np.ndarray  # position of each column in heap, -1 if absent
+    hsize: np.ndarray  # [support size]
+    s: np.ndarray  # [scale, sum |v| (running), last tau, dim, first new column or -1]
+    p: np.ndarray  # [rule, C, radius, budget, variant, project, selection, task, epsilon]
+    rng: np.ndarray  # uint64[1], splitmix64 state (STSD-I-rand)
+
+
+@nb.njit(cache=True)
+def _uniform(rng):  # type: ignore[no-untyped-def]
+    """A uniform draw in [0, 1) from a splitmix64 stream (the same in every path)."""
+    rng[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@nb.njit(cache=True)
+def _tau(rule, C, loss, sq, margin, original):  # type: ignore[no-untyped-def]
+    """The step (Alg. 2); the original code divides by ||x||, not ||x||^2."""
+    if rule == _PERCEPTRON:
+        return 1.0
+    nrm = math.sqrt(sq) if original else sq
+    if rule == _PA:
+        return loss / nrm
+    if rule == _PA1:
+        return min(C, loss / nrm)
+    if original:
+        return 1.0 - margin / (nrm + 1.0 / (2.0 * C))  # the bracket as the authors coded it
+    return loss / (nrm + 1.0 / (2.0 * C))
+
+
+@nb.njit(cache=True)
+def _predict(state, idx, val):  # type: ignore[no-untyped-def]
+    f = state.s[_SCALE] * dot(state.v, idx, val)
+    if state.p[_TASK] == 1.0:
+        return f, f
+    return f, 1.0 if f > 0.0 else (-1.0 if f < 0.0 else 0.0)
+
+
+@nb.njit(cache=True)
+def _add(state, idx, val, a, lo, hi):  # type: ignore[no-untyped-def]
+    """``w[c] += a * x[c]`` for the row's columns ``lo <= c < hi`` with ``x[c] != 0``."""
+    v, s = state.v, state.s
+    inv = a / s[_SCALE]
+    for k in range(idx.shape[0]):
+        c = idx[k]
+        if c < lo or c >= hi or val[k] == 0.0:
+            continue
+        old = v[c]
+        v[c] = old + inv * val[k]
+        s[_L1] += abs(v[c]) - abs(old)
+        topk_touch(state.heap, state.pos, state.hsize, v, c)
+
+
+@nb.njit(cache=True)
+def _fold_scale(state):  # type: ignore[no-untyped-def]
+    """Multiply the scale into v (when it gets tiny), dropping weights that underflow."""
+    v, heap, pos, s = state.v, state.heap, state.pos, state.s
+    m = 0
+    for i in range(state.hsize[0]):
+        c = heap[i]
+        v[c] *= s[_SCALE]
+        if v[c] != 0.0:
+            heap[m] = c
+            m += 1
+        else:
+            pos[c] = -1
+    state.hsize[0] = m
+    s[_L1] *= s[_SCALE]
+    s[_SCALE] = 1.0
+    topk_heapify(heap, pos, state.hsize, v)
+
+
+@nb.njit(cache=True)
+def _random_keep(state, k, n):  # type: ignore[no-untyped-def]
+    """Keep a uniform k-subset of n coordinates (the support first, by column); zero the rest."""
+    v, heap, pos, s = state.v, state.heap, state.pos, state.s
+    m = state.hsize[0]
+    heap[:m].sort()
+    kept = 0
+    for j in range(m):
+        c = heap[j]
+        if kept < k and _uniform(state.rng) * (n - j) < k - kept:
+            heap[kept] = c
+            kept += 1
+        else:
+            s[_L1] -= abs(v[c])
+            v[c] = 0.0
+            pos[c] = -1
+    state.hsize[0] = kept
+    topk_heapify(heap, pos, state.hsize, v)
+
+
+@nb.njit(cache=True)
+def _sparsify(state):  # type: ignore[no-untyped-def]
+    """Project onto the L1 ball (a scale factor) and truncate to the budget (Alg. 1, 3)."""
+    p, s = state.p, state.s
+    original = p[_VARIANT] == 1.0
+    if p[_PROJECT] == 1.0:
+        l1 = s[_SCALE] * s[_L1]
+        if l1 > p[_RADIUS]:
+            s[_SCALE] *= p[_RADIUS] / l1
+            if s[_SCALE] < _TINY_SCALE:
+                _fold_scale(state)
+    select = int(p[_SELECT])
+    if select != _NONE:
+        if original:
+            k = int(math.floor(p[_BUDGET] * s[_DIM] + 0.5))  # MATLAB round, no minimum
+        else:
+            k = max(1, int(math.floor(p[_BUDGET] * s[_DIM] + 1e-9)))
+        if state.hsize[0] > k:
+            if select == _LARGEST:
+                while state.hsize[0] > k:
+                    c = topk_pop(state.heap, state.pos, state.hsize, state.v)
+                    s[_L1] -= abs(state.v[c])
+                    state.v[c] = 0.0
+            else:
+                _random_keep(state, k, s[_DIM] if original else state.hsize[0])
+    if state.hsize[0] == 0:
+        s[_L1] = 0.0
+
+
+@nb.njit(cache=True)
+def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
+    p, s = state.p, state.s
+    rule = int(p[_RULE])
+    original = p[_VARIANT] == 1.0
+    new_from = int(s[_NEW_FROM])
+    s[_NEW_FROM] = -1.0
+    margin = y * score
+    if p[_TASK] == 1.0:  # epsilon-insensitive regression
+        loss = max(0.0, abs(y - score) - p[_EPS])
+        direction = 1.0 if y > score else -1.0
+        update = loss > 0.0
+    else:
+        loss = max(0.0, 1.0 - margin)
+        direction = y
+        if original:
+            update = margin <= 1.0
+        else:
+            update = margin <= 0.0 if rule == _PERCEPTRON else loss > 0.0
+    sq = sq_norm(val)
+    stepped = update and sq > 0.0 and np.isfinite(sq)
+    tau = 0.0
+    if stepped:
+        tau = _tau(rule, p[_C], loss, sq, margin, original)
+        s[_LAST_TAU] = tau
+    if original and new_from >= 0:
+        # first round of a new stage: old coordinates step, new ones get the last tau, then sparsify
+        if stepped:
+            _add(state, idx, val, tau * direction, 0, new_from)
+        _add(state, idx, val, (1.0 if rule == _PERCEPTRON else s[_LAST_TAU]) * direction, new_from, _ALL_COLS)
+        _sparsify(state)
+    elif stepped:
+        _add(state, idx, val, tau * direction, 0, _ALL_COLS)
+        _sparsify(state)
+    elif not original:
+        _sparsify(state)  # the paper's sparsity step runs every round
+    return loss
+
+
+@nb.njit(cache=True)
+def _visible(state, cols, dim):  # type: ignore[no-untyped-def]
+    s = state.s
+    if dim > s[_DIM]:
+        if s[_DIM] > 0:
+            s[_NEW_FROM] = s[_DIM]  # columns >= the previous dimension are new
+        s[_DIM] = dim
+
+
+register_kernel(STSDState, _predict, _learn, _visible)
+
+
+def _check(ok: bool, what: str, expected: str, value: Any, fix: str) -> None:
+    if not ok:
+        raise InputError(what, expected=expected, received=repr(value), fix=fix)
+
+
+def _positive(value: Any, allow_inf: bool = False) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and value > 0
+        and (allow_inf or math.isfinite(value))
+    )
+
+
+class STSD(OnlineLearner):
+    """STSD and its variants: PA steps on a feature space that grows, kept sparse.
+
+    Each round (Alg. 1): predict ``sign(w . x~)`` over the features ``w``
+    already has (a score of exactly 0 is "no decision", a mistake); suffer
+    the hinge loss ``l = max(0, 1 - y w . x~)``; step
+    ``w <- [w + tau y x~, tau y x^]`` (Eq. 4: the new features ``x^`` are set
+    by the same step) with ``tau = l / ||x||^2`` (STSD), ``min(C, l / ||x||^2)``
+    (STSD-I, Eq. 7) or ``l / (||x||^2 + 1/(2C))`` (STSD-II, Eq. 8), ``||x||``
+    over the whole row; scale onto the L1 ball, ``w <- min(1, radius / ||w||_1) w``;
+    truncate: keep the ``max(1, floor(B d))`` largest ``|w|`` (Alg. 3, ``d`` the
+    features seen so far). Baselines: ``stsd-i-all`` (no truncation),
+    ``stsd-i-rand`` (a uniform random ``floor(B d)``-subset of the non-zero
+    weights is kept instead of the largest), ``stsd-i-per`` (the perceptron
+    step ``[w + y x~, y x^]`` on mistakes).
+
+    ``variant="original-code"`` follows the authors' MATLAB release instead
+    (see the package's reproduction report): an update whenever ``y f <= 1``;
+    ``tau = l / ||x||``, ``min(C, l / ||x||)`` or ``1 - y f / (||x|| + 1/(2C))``;
+    on the first round of a new stage the old coordinates step without
+    scaling, the new ones are set to ``tau y x^`` with the tau of the last
+    update (``y x^`` for ``stsd-i-per``, which steps whenever ``y f <= 1``),
+    then scaling and truncation; on other rounds scaling and truncation follow
+    an update only; truncation keeps ``round(B d)`` weights (no minimum of 1);
+    ``stsd-i-all`` and ``stsd-i-rand`` skip the scaling, and ``stsd-i-rand``
+    keeps a uniform random ``round(B d)``-subset of all ``d`` coordinates.
+    The drivers' ``lambda = 0.001`` is ``radius = 1 / sqrt(lambda)``.
+
+    Choices the paper leaves open: ties between equal ``|w|`` keep the lower
+    column (the feature seen first; :mod:`evofeat.linear._topk`);
+    ``floor(B d)`` is taken with a 1e-9 tolerance (0.29 of 100 keeps 29);
+    a row with ``||x|| = 0`` makes no step (and leaves the last tau). A
+    feature that vanishes keeps its weight: it still counts in ``||w||_1``,
+    in ``d`` and in the truncation (so it can be truncated while absent, and
+    the scaling shrinks it); when it comes back it is an old feature and
+    gets the PA step. Runs in O(nnz log k) per row: ``w = scale * v`` with
+    ``sum |v|`` kept up to date, and the support in an indexed heap.
+
+    Parameters
+    ----------
+    mode
+        ``"stsd"``, ``"stsd-i"``, ``"stsd-ii"``, ``"stsd-i-all"``,
+        ``"stsd-i-rand"`` or ``"stsd-i-per"``.
+    C
+        Aggressiveness of STSD-I / STSD-II (paper: 0.1).
+    radius
+        Radius of the L1 ball (the paper's lambda = 30; ``inf`` for none).
+    budget
+        B, the fraction of the features seen so far that may keep a weight.
+    variant
+        ``"paper"`` (the text) or ``"original-code"`` (the authors' MATLAB).
+    project
+        Whether to scale onto the L1 ball; ``None``: the variant's rule
+        (always in the paper; not for -all and -rand in the original code).
+    seed
+        Seed of STSD-I-rand's choices (splitmix64; deterministic).
+
+    Attributes
+    ----------
+    coef_ : dict
+        The weight of each feature seen so far.
+    selected_features_ : list
+        The features with a non-zero weight, in order of first appearance.
+    budget_limit_ : int
+        How many weights the truncation allows at the current dimension.
+
+    Examples
+    --------
+    >>> from evofeat.datasets import load
+    >>> from evofeat.streams import trapezoidal
+    >>> from evofeat.evaluate import prequential
+    >>> ds = load("german", preprocess="zscore")
+    >>> model = STSD(mode="stsd-i", C=0.1, budget=0.5)
+    >>> prequential(model, trapezoidal(ds.X, ds.y, ds.feature_names)).mistakes
+    333
+    >>> len(model.selected_features_), model.budget_limit_
+    (12, 12)
+
+    References
+    ----------
+    Zhang, Zhang, Long, Ding, Zhang, Wu. Towards Mining Trapezoidal Data
+    Streams. ICDM 2015 (Alg. 1-3, Eq. 2-8). Crammer et al. Online
+    Passive-Aggressive Algorithms. JMLR 7, 2006.
+    """
+
+    per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos")
+    _modes: ClassVar[tuple[str, ...]] = tuple(_MODES)
+
+    def __init__(self, mode: str = "stsd-i", C: float = 0.1, radius: float = 30.0, budget: float = 0.5,
+                 variant: str = "paper", project: bool | None = None, seed: int = 0) -> None:
+        self.mode = mode
+        self.C = C
+        self.radius = radius
+        self.budget = budget
+        self.variant = variant
+        self.project = project
+        self.seed = seed
+
+    def _check_params(self) -> None:
+        _check(self.mode in self._modes, "unknown STSD mode", " or ".join(self._modes), self.mode,
+               "pass mode='stsd-i'")
+        _check(_positive(self.C), "C must be positive", "a finite number > 0", self.C, "pass C=0.1")
+        _check(_positive(self.radius, allow_inf=True), "radius must be positive", "a number > 0 (inf: no ball)",
+               self.radius, "pass radius=30.0")
+        _check(_positive(self.budget) and self.budget <= 1, "budget is a fraction of the features",
+               "a number in (0, 1]", self.budget, "pass budget=0.5")
+        _check(self.variant in _VARIANTS, "unknown variant", " or ".join(_VARIANTS), self.variant,
+               "pass variant='paper'")
+        _check(self.project is None or isinstance(self.project, bool), "project is a switch",
+               "True, False or None (the variant's rule)", self.project, "pass project=None")
+        _check(isinstance(self.seed, int | np.integer) and not isinstance(self.seed, bool) and self.seed >= 0,
+               "seed must be a non-negative integer", "an int >= 0", self.seed, "pass seed=0")
+
+    def _codes(self) -> tuple[int, int, bool]:
+        rule, select = _MODES[self.mode]
+        project = self.project
+        if project is None:
+            project = self.variant == "paper" or select == _LARGEST
+        return rule, select, project
+
+    def _make_state(self, capacity: int) -> STSDState:
+        rule, select, project = self._codes()
+        p = np.array([rule, self.C, self.radius, self.budget, _VARIANTS.index(self.variant), float(project),
+                      select, float(self.task == "regression"), float(getattr(self, "epsilon", 0.0))])
+        return STSDState(
+            v=np.zeros(capacity), heap=np.zeros(capacity, np.int64), pos=np.full(capacity, -1, np.int64),
+            hsize=np.zeros(1, np.int64), s=np.array([1.0, 0.0, 0.0, 0.0, -1.0]), p=p,
+            rng=np.array([self.seed], dtype=np.uint64),
+        )
+
+    def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
+        if name == "pos":
+            grown[start:] = -1
+
+    def _effective_weights(self) -> np.ndarray:
+        if getattr(self, "_state", None) is None:
+            return np.zeros(0)
+        return float(self._state.s[_SCALE]) * self._weights("v")
+
+    @property
+    def selected_features_(self) -> list[Any]:
+        """The features with a non-zero weight, in order of first appearance."""
+        w = self._effective_weights()
+        return [self.feature_index_.names[c] for c in np.flatnonzero(w)]
+
+    @property
+    def budget_limit_(self) -> int:
+        """The number of weights the truncation allows at the current dimension."""
+        d = 0 if getattr(self, "_state", None) is None else int(self._state.s[_DIM])
+        return _budget_limit(self._codes()[1], self.budget, d, self.variant == "original-code")
+
+    def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The predictions of :func:`stsd_reference` with these parameters (X dense, NaN = absent)."""
+        return stsd_reference(X, y, **{**self.get_params(), "task": self.task})
+
+
+def _budget_limit(select: int, budget: float, d: int, original: bool) -> int:
+    if select == _NONE:
+        return d
+    if original:
+        return int(math.floor(budget * d + 0.5))
+    return max(1, int(math.floor(budget * d + 1e-9)))
+
+
+def _running(total: float, terms: np.ndarray) -> float:
+    """``total + terms[0] + terms[1] + ...``, left to right (the order of the compiled loops)."""
+    for term in terms.tolist():
+        total += term
+    return total
+
+
+def stsd_reference(X: np.ndarray, y: np.ndarray, mode: str = "stsd-i", C: float = 0.1, radius: float = 30.0,
+                   budget: float = 0.5, variant: str = "paper", project: bool | None = None, seed: int = 0,
+                   task: str = "binary", epsilon: float = 0.0) -> np.ndarray:
+    """Plain-NumPy STSD over a dense stream (NaN = absent); returns the predictions.
+
+    Alg. 1-3 step by step, one row at a time, with columns numbered in order
+    of first appearance (the learners' internal columns). The weights are
+    kept as ``scale * v`` and every sum is taken left to right in column
+    order, as on the compiled path, so the two agree to the last bit: on
+    binary data, where many weights are equal, a different rounding would
+    break ties (and exact cancellations) differently.
+
+    >>> X = np.array([[1.0, np.nan], [1.0, 1.0], [np.nan, 1.0]])
+    >>> stsd_reference(X, np.array([1.0, -1.0, -1.0]), mode="stsd")
+    array([ 0.,  1., -1.])
+    """
+    n, d = X.shape
+    rule, select, proj = STSD(mode, C, radius, budget, variant, project, seed)._codes()
+    original = variant == "original-code"
+    v = np.zeros(d)
+    scale, l1, last_tau = 1.0, 0.0, 0.0
+    seen = np.zeros(d, dtype=bool)
+    rng = np.array([seed], dtype=np.uint64)
+    out = np.empty(n)
+
+    def step(cols: np.ndarray, x: np.ndarray, a: float) -> None:  # w[cols] += a x
+        nonlocal l1
+        old = v[cols]
+        v[cols] = old + (a / scale) * x
+        l1 = _running(l1, np.abs(v[cols]) - np.abs(old))
+
+    for t in range(n):
+        cols = np.flatnonzero(~np.isnan(X[t]))
+        x = X[t, cols]
+        d_before = int(seen.sum())
+        seen[cols] = True
+        dim = int(seen.sum())
+        new_stage = original and 0 < d_before < dim
+        f = scale * _running(0.0, v[cols] * x)
+        margin = y[t] * f
+        if task == "regression":
+            out[t] = f
+            loss = max(0.0, abs(y[t] - f) - epsilon)
+            direction, update = (1.0 if y[t] > f else -1.0), loss > 0
+        else:
+            out[t] = np.sign(f)
+            loss = max(0.0, 1.0 - margin)
+            direction = y[t]
+            update = margin <= 1 if original else (margin <= 0 if rule == _PERCEPTRON else loss > 0)
+        sq = _running(0.0, x * x)
+        stepped = update and 0 < sq < np.inf
+        if stepped:
+            nrm = math.sqrt(sq) if original else sq
+            tau = {
+                _PA: loss / nrm,
+                _PA1: min(C, loss / nrm),
+                _PA2: 1 - margin / (nrm + 1 / (2 * C)) if original else loss / (nrm + 1 / (2 * C)),
+                _PERCEPTRON: 1.0,
+            }[rule]
+            last_tau = tau
+        nz = x != 0
+        if new_stage:  # the original code's first round of a stage
+            old, new = nz & (cols < d_before), nz & (cols >= d_before)
+            if stepped:
+                step(cols[old], x[old], tau * direction)
+            step(cols[new], x[new], (1.0 if rule == _PERCEPTRON else last_tau) * direction)
+        elif stepped:
+            step(cols[nz], x[nz], tau * direction)
+        elif original:
+            continue
+        if proj and scale * l1 > radius:  # w <- (radius / ||w||_1) w
+            scale *= radius / (scale * l1)
+            if scale < _TINY_SCALE:
+                v *= scale
+                l1 *= scale
+                scale = 1.0
+        k = _budget_limit(select, budget, dim, original)
+        support = np.flatnonzero(v)
+        if select != _NONE and support.size > k:
+            if select == _LARGEST:  # evict the smallest |w| first, the higher column first among ties
+                drop = support[np.lexsort((-support, np.abs(v[support])))[: support.size - k]]
+            else:  # a uniform k-subset of `total` coordinates, the support first, by column
+                total, kept, dropped = (dim if original else support.size), 0, []
+                for j, c in enumerate(support.tolist()):
+                    if kept < k and _uniform(rng) * (total - j) < k - kept:
+                        kept += 1
+                    else:
+                        dropped.append(c)
+                drop = np.array(dropped, dtype=np.int64)
+            l1 = _running(l1, -np.abs(v[drop]))
+            v[drop] = 0.0
+        if not v.any():
+            l1 = 0.0
+    return out
+
+
+LEARNERS = {name: partial(STSD, mode=name) for name in _MODES}
