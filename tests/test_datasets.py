@@ -384,13 +384,16 @@ def test_preprocessors() -> None:
     assert np.isnan(nan[0, 1]) and np.allclose(nan[1:, 1], [-1, 1])
 
 
-def test_sparse_preprocessing() -> None:
+def test_sparse_preprocessing(monkeypatch: pytest.MonkeyPatch) -> None:
     S = sp.csr_matrix(np.array([[3.0, 0.0, 4.0], [0.0, 0.0, 0.0], [0.0, 2.0, 1.0]]))
     u = preprocess(S, "unit-norm")
     assert sp.issparse(u) and np.allclose(u.toarray()[0], [0.6, 0, 0.8])
     assert np.all(u.toarray()[1] == 0)
     m = preprocess(S, "minmax")
     assert sp.issparse(m) and np.allclose(m.toarray(), S.toarray() / [3.0, 2.0, 4.0])
+    z = preprocess(S, "zscore")  # small sparse input is densified: same values, dense storage
+    assert isinstance(z, np.ndarray) and np.allclose(z, preprocess(S.toarray(), "zscore"))
+    monkeypatch.setattr("evofeat.datasets.preprocessing.DENSIFY_LIMIT_BYTES", 8)
     with pytest.raises(ValueError, match=r"toarray\(\).*'unit-norm'"):
         preprocess(S, "zscore")
     with pytest.raises(ValueError, match="negative values"):

@@ -226,6 +226,9 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as err:
         raise InputError(f"{path}: {damaged[0]}", expected=damaged[1], received=f"{type(err).__name__}: {err}",
                          fix="the file is truncated or corrupt: save the learner again") from None
+    if any(not isinstance(a, np.ndarray) for a in arrays.values()):
+        raise InputError(f"{path}: {damaged[0]}", expected=damaged[1], received="entries that are not arrays",
+                         fix="load files written by evofeat.io.save only")
     if _META not in arrays:
         raise InputError(f"{path}: {damaged[0]}", expected=damaged[1], received="an .npz without metadata",
                          fix="load files written by evofeat.io.save only")

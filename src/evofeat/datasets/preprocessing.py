@@ -38,9 +38,17 @@ Matrix: TypeAlias = np.ndarray | sp.csr_matrix
 Preprocessor: TypeAlias = Callable[[Matrix], Matrix]
 
 
+#: Sparse input whose dense form is at most this many bytes is densified by the
+#: preprocessing that fills in zeros (z-score); the
+#: values are the same, only the storage changes. Larger input raises instead.
+DENSIFY_LIMIT_BYTES = 512 * 2**20
+
+
 def _dense(X: Matrix, name: str, alternative: str) -> np.ndarray:
     if sp.issparse(X):
         n, d = X.shape
+        if n * d * 8 <= DENSIFY_LIMIT_BYTES:
+            return np.asarray(X.toarray(), dtype=np.float64)
         gb = n * d * 8 / 1e9
         raise ValueError(
             f"{name} would fill in every zero of this sparse {n} x {d} matrix "

@@ -11,8 +11,16 @@ import numpy as np
 from scipy.special import expit
 
 from evofeat.base import InputError, OnlineLearner, register_kernel
-from evofeat.ensemble.mapping import matvec, pinv_psd, project, recover, store_row
-from evofeat.ensemble.ogd import LOSSES, OGD, check_common, label_of, loss_reference, loss_slope, loss_value
+from evofeat.ensemble.mapping import gram_pinv, matvec, pinv_psd, project, recover, store_row
+from evofeat.ensemble.ogd import (
+    LOSSES,
+    OGD,
+    check_common,
+    label_of,
+    loss_reference,
+    loss_slope,
+    loss_value,
+)
 
 __all__ = ["FESL", "LEARNERS", "METHODS", "fesl_reference"]
 
@@ -67,6 +75,14 @@ def _dot_space(w, space, s, idx, val):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True)
+def _dotn(a, b, n):  # type: ignore[no-untyped-def]
+    s = 0.0
+    for i in range(n):
+        s += a[i] * b[i]
+    return s
+
+
+@nb.njit(cache=True)
 def _has_values(space, s, idx, val):  # type: ignore[no-untyped-def]
     for k in range(idx.shape[0]):
         if space[idx[k]] == s and val[k] != 0.0:
@@ -95,7 +111,7 @@ def _weights(state):  # type: ignore[no-untyped-def]
         return 0.0, 1.0
     if method <= 2:
         return 1.0, 0.0
-    if method == 3:  # FESL-c, Eq. (3) in closed form: alpha_i ~ exp(-eta L_i), eta = sqrt(8 ln 2 / T2)
+    if method == 3:  # FESL-c, Eq. (3) in closed form: a_i ~ exp(-eta L_i), eta = sqrt(8 ln 2 / T2)
         eta = np.sqrt(8.0 * np.log(2.0) / _horizon(state.p, state.cnt[_TP] + 1))
         a1 = 1.0 / (1.0 + np.exp(-eta * (state.ens[3] - state.ens[2])))
         return a1, 1.0 - a1
@@ -143,7 +159,7 @@ def _predict(state, idx, val):  # type: ignore[no-untyped-def]
         # the old space has gone from this row: predict as the switch will make us (new model at 0)
         kp, u = _pending_map(state)
         z = project(state.buf_p, n_p, space, cur + 1, idx, val)
-        f1 = np.dot(u, matvec(kp, n_p, n_p, z))
+        f1 = _dotn(u, matvec(kp, n_p, n_p, z), n_p)
         method = int(state.p[0])
         s = 0.0 if method == 0 else (f1 if method <= 2 else _combine(state, f1, 0.0, 0.5, 0.5))
         return s, label_of(kind, s)
@@ -152,7 +168,7 @@ def _predict(state, idx, val):  # type: ignore[no-untyped-def]
     if a1 > 0.0 or int(state.p[0]) == 4:
         na = state.cnt[_NA]
         z = project(state.buf_a, na, space, cur, idx, val)
-        f1 = np.dot(state.u_a[:na], matvec(state.kp_a, na, na, z))
+        f1 = _dotn(state.u_a, matvec(state.kp_a, na, na, z), na)
     f2 = _dot_space(state.w, space, cur, idx, val)
     s = _combine(state, f1, f2, a1, a2)
     return s, label_of(kind, s)
@@ -228,7 +244,7 @@ def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
     na = cnt[_NA]
     if method >= 1:
         kz = matvec(state.kp_a, na, na, project(state.buf_a, na, state.space, cur, idx, val))
-        f1 = np.dot(state.u_a[:na], kz)
+        f1 = _dotn(state.u_a, kz, na)
     f2 = _dot_space(state.w, state.space, cur, idx, val)
     _update_weights(state, loss_value(kind, f1, y), loss_value(kind, f2, y))
     if method == 1 or method >= 3:  # Eq. (4): w_old <- w_old - tau dl x~, x~ = X_old^T Kz
@@ -406,8 +422,17 @@ class FESL(OnlineLearner):
     fixed share).
     """
 
-    def __init__(self, method: str = "fesl-c", lr: float = 1.0, loss: str = "logistic", overlap: int = 10,
-                 horizon: int | None = None, ridge: float = 0.0, clock: str = "global", seed: int = 0) -> None:
+    def __init__(
+        self,
+        method: str = "fesl-c",
+        lr: float = 1.0,
+        loss: str = "logistic",
+        overlap: int = 10,
+        horizon: int | None = None,
+        ridge: float = 0.0,
+        clock: str = "global",
+        seed: int = 0,
+    ) -> None:
         self.method = method
         self.lr = lr
         self.loss = loss
@@ -419,26 +444,40 @@ class FESL(OnlineLearner):
 
     per_feature = ("w", "space", "buf_a", "buf_p")
 
-    @property  # type: ignore[override]
-    def task(self) -> str:
+    @property
+    def task(self) -> str:  # type: ignore[override]
         """``"regression"`` for the square loss, else ``"binary"``."""
         return "regression" if self.loss == "square" else "binary"
 
     def _check_params(self) -> None:
         check_common(self)
         if self.method not in METHODS:
-            raise InputError("unknown FESL method", expected=" or ".join(METHODS), received=repr(self.method),
-                             fix="pass method='fesl-c'")
+            raise InputError(
+                "unknown FESL method",
+                expected=" or ".join(METHODS),
+                received=repr(self.method),
+                fix="pass method='fesl-c'",
+            )
         _check_int(self.overlap, 1, "overlap", "the overlap rows kept (B)", "pass overlap=10")
         if self.horizon is not None:
-            _check_int(self.horizon, 2, "horizon", "T2, the rows after each switch", "pass horizon=None")
+            _check_int(
+                self.horizon, 2, "horizon", "T2, the rows after each switch", "pass horizon=None"
+            )
         r = self.ridge
         if isinstance(r, bool) or not isinstance(r, int | float) or not (r >= 0 and np.isfinite(r)):
-            raise InputError("ridge must be >= 0", expected="a finite number >= 0", received=repr(r),
-                             fix="pass ridge=0.0 (pseudo-inverse)")
+            raise InputError(
+                "ridge must be >= 0",
+                expected="a finite number >= 0",
+                received=repr(r),
+                fix="pass ridge=0.0 (pseudo-inverse)",
+            )
         if self.clock not in _CLOCKS:
-            raise InputError("unknown clock", expected=" or ".join(_CLOCKS), received=repr(self.clock),
-                             fix="pass clock='global'")
+            raise InputError(
+                "unknown clock",
+                expected=" or ".join(_CLOCKS),
+                received=repr(self.clock),
+                fix="pass clock='global'",
+            )
         _check_int(self.seed, 0, "seed", "a seed", "pass seed=0")
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -449,13 +488,30 @@ class FESL(OnlineLearner):
         B = int(self.overlap)
         sq = np.zeros((B, B))
         return FESLState(
-            w=np.zeros(capacity), space=np.zeros(capacity, dtype=np.int64),
-            buf_a=np.zeros((capacity, B)), buf_p=np.zeros((capacity, B)),
-            kp_a=sq.copy(), go_a=sq.copy(), u_a=np.zeros(B), k_p=sq.copy(), g_p=sq.copy(), c_p=sq.copy(),
-            v_p=np.zeros(B), ens=np.array([0.5, 0.5, 0.0, 0.0]), cnt=np.zeros(9, dtype=np.int64),
+            w=np.zeros(capacity),
+            space=np.zeros(capacity, dtype=np.int64),
+            buf_a=np.zeros((capacity, B)),
+            buf_p=np.zeros((capacity, B)),
+            kp_a=sq.copy(),
+            go_a=sq.copy(),
+            u_a=np.zeros(B),
+            k_p=sq.copy(),
+            g_p=sq.copy(),
+            c_p=sq.copy(),
+            v_p=np.zeros(B),
+            ens=np.array([0.5, 0.5, 0.0, 0.0]),
+            cnt=np.zeros(9, dtype=np.int64),
             rng=np.array([int(self.seed) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64),
-            p=np.array([METHODS[self.method], LOSSES[self.loss], float(self.lr), float(self.horizon or 0),
-                        float(self.ridge), _CLOCKS[self.clock]]),
+            p=np.array(
+                [
+                    METHODS[self.method],
+                    LOSSES[self.loss],
+                    float(self.lr),
+                    float(self.horizon or 0),
+                    float(self.ridge),
+                    _CLOCKS[self.clock],
+                ]
+            ),
         )
 
     @property
@@ -474,7 +530,9 @@ class FESL(OnlineLearner):
 
 def _check_int(value: Any, low: int, name: str, what: str, fix: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise InputError(f"{name} must be an integer >= {low}", expected=what, received=repr(value), fix=fix)
+        raise InputError(
+            f"{name} must be an integer >= {low}", expected=what, received=repr(value), fix=fix
+        )
 
 
 def _splitmix_uniform(s: int) -> tuple[int, float]:
@@ -488,9 +546,19 @@ def _splitmix_uniform(s: int) -> tuple[int, float]:
     return s, (z >> 11) / 2.0**53
 
 
-def fesl_reference(X: np.ndarray, y: np.ndarray, method: str = "fesl-c", lr: float = 1.0, loss: str = "logistic",
-                   overlap: int = 10, horizon: int | None = None, ridge: float = 0.0, clock: str = "global",
-                   seed: int = 0, return_scores: bool = False) -> Any:
+def fesl_reference(
+    X: np.ndarray,
+    y: np.ndarray,
+    method: str = "fesl-c",
+    lr: float = 1.0,
+    loss: str = "logistic",
+    overlap: int = 10,
+    horizon: int | None = None,
+    ridge: float = 0.0,
+    clock: str = "global",
+    seed: int = 0,
+    return_scores: bool = False,
+) -> Any:
     """Plain-NumPy FESL over a dense stream (NaN = absent); returns the predictions.
 
     Written from the paper with explicit vectors: ``w1`` of the old space,
@@ -537,13 +605,12 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, method: str = "fesl-c", lr: flo
         return f1 if a1 > 0 else f2
 
     def pending() -> tuple[np.ndarray, np.ndarray]:
-        """The next cycle's map rows (current part, next part) and its old model on the current space."""
-        R = np.array(P).reshape(-1, d)
+        """The collected rows and the next cycle's old model: the predictor on the current space."""
         a1, a2 = weights()
-        w_next = a2 * w + (a1 * (X2.T @ (np.linalg.pinv(X2 @ X2.T + ridge * np.eye(len(X2)),
-                                                        rcond=max(1, len(X2)) * np.finfo(float).eps,
-                                                        hermitian=True) @ (X1 @ w_old))) if len(X2) else 0.0)
-        return R, np.where(space == cur, w_next, 0.0)
+        v = a2 * w
+        if a1 and len(X2):  # a1 psi^T w_old = a1 X2^T (X2 X2^T)^+ X1 w_old
+            v = v + a1 * X2.T @ (gram_pinv(X2, ridge) @ (X1 @ w_old))
+        return np.array(P).reshape(-1, d), np.where(space == cur, v, 0.0)
 
     for i in range(n):
         vis = ~np.isnan(X[i])
@@ -571,7 +638,8 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, method: str = "fesl-c", lr: flo
                 R, w_next = pending()
                 X1, X2, w_old = R * (space == cur), R * (space == cur + 1), w_next
                 P, w = [], np.zeros(d)
-                cur, switches, tp, alpha, L = cur + 1, switches + 1, 0, np.array([0.5, 0.5]), np.zeros(2)
+                cur, switches, tp = cur + 1, switches + 1, 0
+                alpha, L = np.array([0.5, 0.5]), np.zeros(2)
             prev = vis
         t += 1
         xc = np.where(space == cur, x, 0.0)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["pinv_psd", "project", "recover", "store_row"]
+__all__ = ["gram_pinv", "matvec", "pinv_psd", "project", "recover", "store_row"]
 
 
 @nb.njit(cache=True)
@@ -41,10 +41,8 @@ def pinv_psd(K, n, ridge):  # type: ignore[no-untyped-def]
     out = np.zeros((n, n))
     if n == 0:
         return out
-    A = np.empty((n, n))
+    A = K[:n, :n].copy()
     for i in range(n):
-        for j in range(n):
-            A[i, j] = K[i, j]
         A[i, i] += ridge
     e, V = np.linalg.eigh(A)
     top = 0.0
@@ -121,7 +119,19 @@ def recover(X1: np.ndarray, X2: np.ndarray, x2: np.ndarray, ridge: float = 0.0) 
     >>> float(np.round(np.abs(recover(X1, X1 @ G, x1 @ G) - x1).max(), 8))
     0.0
     """
+    out: np.ndarray = X1.T @ (gram_pinv(X2, ridge) @ (X2 @ x2))
+    return out
+
+
+def gram_pinv(X2: np.ndarray, ridge: float = 0.0) -> np.ndarray:
+    """``(X2 X2^T + ridge I)^+`` in plain NumPy, with the eigenvalue cut of :func:`pinv_psd`.
+
+    >>> gram_pinv(np.array([[1.0, 0.0], [0.0, 2.0]]))
+    array([[1.  , 0.  ],
+           [0.  , 0.25]])
+    """
     K = X2 @ X2.T + ridge * np.eye(X2.shape[0])
-    Kp = np.linalg.pinv(K, rcond=max(1, K.shape[0]) * np.finfo(float).eps, hermitian=True)
-    out: np.ndarray = X1.T @ (Kp @ (X2 @ x2))
+    out: np.ndarray = np.linalg.pinv(
+        K, rcond=max(1, K.shape[0]) * np.finfo(float).eps, hermitian=True
+    )
     return out

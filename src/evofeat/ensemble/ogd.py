@@ -10,7 +10,16 @@ import numpy as np
 from evofeat.base import InputError, OnlineLearner, register_kernel
 from evofeat.linear._ops import axpy, dot, sign_label
 
-__all__ = ["LOSSES", "OGD", "check_common", "label_of", "loss_reference", "loss_slope", "loss_value", "ogd_reference"]
+__all__ = [
+    "LOSSES",
+    "OGD",
+    "check_common",
+    "label_of",
+    "loss_reference",
+    "loss_slope",
+    "loss_value",
+    "ogd_reference",
+]
 
 #: loss name -> code used inside the compiled kernels.
 LOSSES = {"logistic": 0, "square": 1}
@@ -53,13 +62,20 @@ def label_of(kind, f):  # type: ignore[no-untyped-def]
 def check_common(learner: Any) -> None:
     """Validate the parameters every OGD-based learner shares (``loss``, ``lr``)."""
     if learner.loss not in LOSSES:
-        raise InputError("unknown loss", expected=" or ".join(repr(k) for k in LOSSES),
-                         received=repr(learner.loss),
-                         fix="pass loss='logistic' (classification) or loss='square' (regression)")
+        raise InputError(
+            "unknown loss",
+            expected=" or ".join(repr(k) for k in LOSSES),
+            received=repr(learner.loss),
+            fix="pass loss='logistic' (classification) or loss='square' (regression)",
+        )
     lr = learner.lr
     if isinstance(lr, bool) or not isinstance(lr, int | float) or not (lr > 0 and np.isfinite(lr)):
-        raise InputError("lr must be positive", expected="a finite number > 0 (the paper's 1/c)",
-                         received=repr(lr), fix="pass lr=1.0, or lr=1/c for the paper's c")
+        raise InputError(
+            "lr must be positive",
+            expected="a finite number > 0 (the paper's 1/c)",
+            received=repr(lr),
+            fix="pass lr=1.0, or lr=1/c for the paper's c",
+        )
 
 
 class OGDState(NamedTuple):
@@ -139,8 +155,8 @@ class OGD(OnlineLearner):
         self.lr = lr
         self.loss = loss
 
-    @property  # type: ignore[override]
-    def task(self) -> str:
+    @property
+    def task(self) -> str:  # type: ignore[override]
         """``"regression"`` for the square loss, else ``"binary"``."""
         return "regression" if self.loss == "square" else "binary"
 
@@ -151,8 +167,11 @@ class OGD(OnlineLearner):
         return ogd_reference(X, y, self.lr, self.loss)
 
     def _make_state(self, capacity: int) -> OGDState:
-        return OGDState(w=np.zeros(capacity), p=np.array([LOSSES[self.loss], float(self.lr)]),
-                        t=np.zeros(1, dtype=np.int64))
+        return OGDState(
+            w=np.zeros(capacity),
+            p=np.array([LOSSES[self.loss], float(self.lr)]),
+            t=np.zeros(1, dtype=np.int64),
+        )
 
 
 def loss_reference(loss: str, f: float, y: float) -> tuple[float, float]:
@@ -166,7 +185,9 @@ def loss_reference(loss: str, f: float, y: float) -> tuple[float, float]:
     return float(np.logaddexp(0.0, -y * f)), float(-y * np.exp(-np.logaddexp(0.0, y * f)))
 
 
-def ogd_reference(X: np.ndarray, y: np.ndarray, lr: float = 1.0, loss: str = "logistic") -> np.ndarray:
+def ogd_reference(
+    X: np.ndarray, y: np.ndarray, lr: float = 1.0, loss: str = "logistic"
+) -> np.ndarray:
     """Plain-NumPy OGD over a dense stream (NaN = absent); returns the predictions.
 
     >>> ogd_reference(np.array([[1.0, np.nan], [1.0, 2.0]]), np.array([1, -1]))

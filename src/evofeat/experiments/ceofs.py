@@ -32,14 +32,21 @@ DISCRETE = frozenset({"colon-discretized"})
 SELECTOR_METHODS = ("ceofs", "cofs", "alpha-investing", "osfs", "fast-osfs", "saola")
 BASELINES = ("alpha-investing", "osfs", "fast-osfs", "saola")
 REFERENCE = "all-features"
-N_REPEATS = 2
+N_REPEATS = 1
 N_FOLDS = 10
 HISTORICAL_FRACTION = 0.8
 FIGURE4_THETA2 = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 CLASSIFIERS = {"svm_rbf": "SVM (RBF)", "svm_linear": "SVM (linear)", "knn3": "3-NN"}
 #: Label of a method and its variant in the tables.
-_LABELS = {"ceofs": "CEOFS", "cofs": "COFS", "alpha-investing": "Alpha-investing", "osfs": "OSFS",
-           "fast-osfs": "Fast-OSFS", "saola": "SAOLA", REFERENCE: "all features (no selection)"}
+_LABELS = {
+    "ceofs": "CEOFS",
+    "cofs": "COFS",
+    "alpha-investing": "Alpha-investing",
+    "osfs": "OSFS",
+    "fast-osfs": "Fast-OSFS",
+    "saola": "SAOLA",
+    REFERENCE: "all features (no selection)",
+}
 
 
 # ---------------------------------------------------------------------- data
@@ -121,8 +128,9 @@ def peak_memory(fn: Callable[[], Any]) -> tuple[Any, dict[str, float]]:
     return result, info
 
 
-def measure_group_construction(X: np.ndarray, *, n_runs: int = 10, seed: int = 0,
-                               **kwargs: Any) -> dict[str, Any]:
+def measure_group_construction(
+    X: np.ndarray, *, n_runs: int = 10, seed: int = 0, **kwargs: Any
+) -> dict[str, Any]:
     """Time, peak memory and phases of CEOFS's group construction on ``X``.
 
     >>> rng = np.random.default_rng(0)
@@ -133,16 +141,23 @@ def measure_group_construction(X: np.ndarray, *, n_runs: int = 10, seed: int = 0
     from evofeat.selection.groups import ensemble_groups
 
     phases: dict[str, float] = {}
-    groups, info = peak_memory(lambda: ensemble_groups(
-        X, n_runs=n_runs, rng=np.random.default_rng(seed), timings=phases, **kwargs))
+    groups, info = peak_memory(
+        lambda: ensemble_groups(
+            X, n_runs=n_runs, rng=np.random.default_rng(seed), timings=phases, **kwargs
+        )
+    )
     sizes = np.bincount(groups) if groups.size else np.zeros(0, dtype=np.int64)
     d = X.shape[1]
     return {
-        "n_rows": int(X.shape[0]), "n_features": int(d), "n_runs": n_runs,
-        "n_groups": int(sizes.size), "largest_group": int(sizes.max()) if sizes.size else 0,
+        "n_rows": int(X.shape[0]),
+        "n_features": int(d),
+        "n_runs": n_runs,
+        "n_groups": int(sizes.size),
+        "largest_group": int(sizes.max()) if sizes.size else 0,
         "singletons": int((sizes == 1).sum()),
         "condensed_mb_float32": d * (d - 1) / 2 * 4 / 2**20,
-        **info, **{f"seconds_{k}": v for k, v in phases.items()},
+        **info,
+        **{f"seconds_{k}": v for k, v in phases.items()},
     }
 
 
@@ -160,7 +175,9 @@ def _classifiers() -> dict[str, Any]:
     }
 
 
-def _accuracies(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, yte: np.ndarray) -> dict[str, float]:
+def _accuracies(
+    Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, yte: np.ndarray
+) -> dict[str, float]:
     """Accuracy of each classifier; with no feature, the training majority class."""
     if Xtr.shape[1] == 0:
         vals, counts = np.unique(ytr, return_counts=True)
@@ -186,16 +203,34 @@ def _selector(method: str, params: dict[str, Any], seed: int) -> Any:
 def _run_selection_cell(cell: Cell) -> dict[str, Any]:
     from sklearn.model_selection import StratifiedKFold
 
+    from evofeat.selection._base import marginal_association
     from evofeat.streams.feature_stream import feature_stream
 
     X, y, _ = _load(cell.dataset)
     p = cell.params
-    stream = feature_stream(X, y, historical_fraction=p.get("historical_fraction", HISTORICAL_FRACTION),
-                            seed=cell.repeat)
+    stream = feature_stream(
+        X,
+        y,
+        historical_fraction=p.get("historical_fraction", HISTORICAL_FRACTION),
+        seed=cell.repeat,
+    )
     order = stream.order
-    folds = StratifiedKFold(n_splits=p.get("folds", N_FOLDS), shuffle=True, random_state=cell.repeat)
-    res: dict[str, list[float]] = {k: [] for k in (*CLASSIFIERS, "n_selected", "fit_seconds", "online_seconds")}
+    folds = StratifiedKFold(
+        n_splits=p.get("folds", N_FOLDS), shuffle=True, random_state=cell.repeat
+    )
+    keys = (
+        *CLASSIFIERS,
+        "n_selected",
+        "fit_seconds",
+        "online_seconds",
+        "n_relevant",
+        "n_groups_historical",
+        "n_groups",
+    )
+    res: dict[str, list[float]] = {k: [] for k in keys}
     for train, test in folds.split(X, y):
+        dep = marginal_association(X[train], y[train].astype(float), "fisher-z", 0.05)[1]
+        res["n_relevant"].append(float(dep.sum()))
         if cell.method == REFERENCE:
             chosen = np.arange(X.shape[1])
             fit_s = online_s = 0.0
@@ -209,16 +244,24 @@ def _run_selection_cell(cell: Cell) -> dict[str, Any]:
                 sel.add_feature(X[train, j])
             online_s = time.perf_counter() - tic
             chosen = order[sel.get_support(indices=True)]
+            if hasattr(sel, "representatives_"):
+                res["n_groups_historical"].append(float(sel.n_groups_historical_))
+                res["n_groups"].append(float(sel.representatives_.size))
         acc = _accuracies(X[np.ix_(train, chosen)], y[train], X[np.ix_(test, chosen)], y[test])
         for k, v in acc.items():
             res[k].append(v)
         res["n_selected"].append(float(chosen.size))
         res["fit_seconds"].append(fit_s)
         res["online_seconds"].append(online_s)
+    res = {k: v for k, v in res.items() if v}
     out: dict[str, Any] = {f"{k}_folds": v for k, v in res.items()}
     out.update({k: float(np.mean(v)) for k, v in res.items()})
-    out.update(n_rows=int(X.shape[0]), n_features=int(X.shape[1]), n_historical=int(stream.historical.size),
-               n_arriving=int(stream.arriving.size))
+    out.update(
+        n_rows=int(X.shape[0]),
+        n_features=int(X.shape[1]),
+        n_historical=int(stream.historical.size),
+        n_arriving=int(stream.arriving.size),
+    )
     return out
 
 
@@ -301,6 +344,12 @@ def _label(method: str, params: dict[str, Any]) -> str:
     return f"{base} (LOFS)" if params.get("variant") == "lofs" else base
 
 
+def _test_label(method: str, params: dict[str, Any]) -> str:
+    if method == REFERENCE:
+        return "–"
+    return str(params.get("test", "LR test of least squares"))
+
+
 def _pooled(frame: pd.DataFrame, column: str) -> np.ndarray:
     vals = [v for lst in frame[column] if isinstance(lst, list) for v in lst]
     return np.asarray(vals, dtype=float)
@@ -308,14 +357,18 @@ def _pooled(frame: pd.DataFrame, column: str) -> np.ndarray:
 
 def _method_order(frame: pd.DataFrame) -> list[tuple[str, str]]:
     """(method, variant) pairs in the report's order."""
-    seen = {(m, p.get("variant", "")) for m, p in zip(frame["method"], frame["params"], strict=True)}
+    seen = {
+        (m, p.get("variant", "")) for m, p in zip(frame["method"], frame["params"], strict=True)
+    }
     order = [(m, v) for m in (*SELECTOR_METHODS, REFERENCE) for v in ("", "textbook", "lofs")]
     return [mv for mv in order if mv in seen]
 
 
 def _rows_of(frame: pd.DataFrame, method: str, variant: str) -> pd.DataFrame:
-    mask = [m == method and p.get("variant", "") == variant for m, p in zip(frame["method"], frame["params"],
-                                                                          strict=True)]
+    mask = [
+        m == method and p.get("variant", "") == variant
+        for m, p in zip(frame["method"], frame["params"], strict=True)
+    ]
     return frame[mask]
 
 
@@ -334,10 +387,31 @@ def _data_section(t2: pd.DataFrame) -> list[str]:
         r = t2[t2["dataset"] == ds].iloc[0]
         kind = "discrete" if ds in DISCRETE else "continuous"
         note = "binary A-M vs N-Z; 1,560-row subset" if ds == "isolet" else ""
-        rows.append([ds, f"{int(r['n_rows'])} x {int(r['n_features'])}", int(r["n_historical"]),
-                     int(r["n_arriving"]), kind, note])
-    return ["## Data", "", markdown_table(rows, ["data set", "rows x features", "historical", "arriving",
-                                                 "values", "note"]), ""]
+        relevant = _pooled(t2[t2["dataset"] == ds], "n_relevant_folds")
+        rows.append(
+            [
+                ds,
+                f"{int(r['n_rows'])} x {int(r['n_features'])}",
+                int(r["n_historical"]),
+                int(r["n_arriving"]),
+                f"{relevant.mean():.0f}",
+                kind,
+                note,
+            ]
+        )
+    return [
+        "## Data",
+        "",
+        "*relevant*: features whose correlation with the label is significant "
+        "(Fisher's z-test, α = 0.05) on a training fold, mean over folds: the pool every "
+        "relevance-based selector draws from.",
+        "",
+        markdown_table(
+            rows,
+            ["data set", "rows x features", "historical", "arriving", "relevant", "values", "note"],
+        ),
+        "",
+    ]
 
 
 def _table2_section(t2: pd.DataFrame) -> list[str]:
@@ -351,13 +425,25 @@ def _table2_section(t2: pd.DataFrame) -> list[str]:
         for m, v in _method_order(sub):
             g = _rows_of(sub, m, v)
             p = g["params"].iloc[0]
-            rows.append([ds, _label(m, p), *(mean_std(100 * _pooled(g, f"{c}_folds")) for c in CLASSIFIERS),
-                         mean_std(_pooled(g, "n_selected_folds")), p.get("test", "regression LR")])
+            rows.append(
+                [
+                    ds,
+                    _label(m, p),
+                    *(mean_std(100 * _pooled(g, f"{c}_folds")) for c in CLASSIFIERS),
+                    mean_std(_pooled(g, "n_selected_folds")),
+                    _test_label(m, p),
+                ]
+            )
     n_rep = int(t2["repeat"].nunique())
     folds = int(t2["params"].iloc[0].get("folds", N_FOLDS))
-    lines = ["## Table 2: accuracy (%) on the selected features", "",
-             f"Mean ± std over {folds} folds x {n_rep} repeat(s) (column orders); features selected per fold.",
-             "", markdown_table(rows, ["data set", "method", *CLASSIFIERS.values(), "features", "test"]), ""]
+    lines = [
+        "## Table 2: accuracy (%) on the selected features",
+        "",
+        f"Mean ± std over {folds} folds x {n_rep} repeat(s) (column orders); features selected per fold.",
+        "",
+        markdown_table(rows, ["data set", "method", *CLASSIFIERS.values(), "features", "test"]),
+        "",
+    ]
     lines += _findings(t2)
     return lines
 
@@ -373,22 +459,36 @@ def _findings(t2: pd.DataFrame) -> list[str]:
             for c, name in CLASSIFIERS.items():
                 a, b = _pooled(ce, f"{c}_folds"), _pooled(co, f"{c}_folds")
                 parts.append(f"{name} {100 * (a.mean() - b.mean()):+.1f}")
-            k_ce, k_co = _pooled(ce, "n_selected_folds").mean(), _pooled(co, "n_selected_folds").mean()
-            out.append(f"- {ds}: CEOFS minus COFS accuracy (points): {', '.join(parts)}; "
-                       f"features {k_ce:.1f} vs {k_co:.1f}.")
+            k_ce, k_co = (
+                _pooled(ce, "n_selected_folds").mean(),
+                _pooled(co, "n_selected_folds").mean(),
+            )
+            g_ce, g_co = (
+                _pooled(ce, "n_groups_historical_folds").mean(),
+                _pooled(co, "n_groups_historical_folds").mean(),
+            )
+            out.append(
+                f"- {ds}: CEOFS minus COFS accuracy (points): {', '.join(parts)}; features "
+                f"{k_ce:.1f} vs {k_co:.1f}, from {g_ce:.0f} vs {g_co:.0f} historical groups."
+            )
     diff = []
     for ds in _datasets_in(t2):
         sub = t2[t2["dataset"] == ds]
         for m in BASELINES:
             a, b = _rows_of(sub, m, "textbook"), _rows_of(sub, m, "lofs")
             if len(a) and len(b):
-                same = all(np.array_equal(_pooled(a, k), _pooled(b, k))
-                           for k in ("n_selected_folds", *(f"{c}_folds" for c in CLASSIFIERS)))
+                same = all(
+                    np.array_equal(_pooled(a, k), _pooled(b, k))
+                    for k in ("n_selected_folds", *(f"{c}_folds" for c in CLASSIFIERS))
+                )
                 if not same:
                     diff.append(f"{_LABELS[m]} on {ds}")
     if diff:
-        out += ["", "Textbook and LOFS variants differ on: " + "; ".join(diff) + ". Elsewhere they "
-                "select the same features in every fold."]
+        out += [
+            "",
+            "Textbook and LOFS variants differ on: " + "; ".join(diff) + ". Elsewhere they "
+            "select the same features in every fold.",
+        ]
     return [*out, ""]
 
 
@@ -407,16 +507,31 @@ def _table3_section(t2: pd.DataFrame) -> list[str]:
             g = _rows_of(sub, m, "" if m not in BASELINES else "textbook")
             row.append(float(_pooled(g, "online_seconds_folds").mean()) if len(g) else math.nan)
         ce = _rows_of(sub, "ceofs", "")
-        row.append(1000 * float(_pooled(ce, "online_seconds_folds").mean()) / max(n_arr, 1) if len(ce) else math.nan)
+        row.append(
+            1000 * float(_pooled(ce, "online_seconds_folds").mean()) / max(n_arr, 1)
+            if len(ce)
+            else math.nan
+        )
         row.append(float(_pooled(ce, "fit_seconds_folds").mean()) if len(ce) else math.nan)
         rows.append(row)
-    heads = ["data set", "arriving", *(f"{_LABELS[m]} (s)" for m in methods), "CEOFS ms/feature",
-             "CEOFS historical phase (s)"]
-    return ["## Table 3: time of the online phase", "",
-            "Seconds to read all arriving columns of one training fold (mean over folds and repeats; "
-            f"one core, {os.cpu_count()} on the machine, cells run two at a time). Baselines: textbook "
-            "variant. The historical phase of CEOFS (group construction and representatives) is shown "
-            "for scale.", "", markdown_table(rows, heads), ""]
+    heads = [
+        "data set",
+        "arriving",
+        *(f"{_LABELS[m]} (s)" for m in methods),
+        "CEOFS ms/feature",
+        "CEOFS historical phase (s)",
+    ]
+    return [
+        "## Table 3: time of the online phase",
+        "",
+        "Seconds to read all arriving columns of one training fold (mean over folds and repeats; "
+        f"one core, {os.cpu_count()} on the machine, cells run two at a time). Baselines: textbook "
+        "variant. The historical phase of CEOFS (group construction and representatives) is shown "
+        "for scale.",
+        "",
+        markdown_table(rows, heads),
+        "",
+    ]
 
 
 def _figure4_section(f4: pd.DataFrame, out: Path) -> list[str]:
@@ -437,9 +552,17 @@ def _figure4_section(f4: pd.DataFrame, out: Path) -> list[str]:
         ax.errorbar(thetas, means, yerr=stds, marker="o", capsize=3, label=name)
     for t in thetas:
         g = f4[[p["theta2"] == t for p in f4["params"]]]
-        rows.append([t, *(mean_std(100 * _pooled(g, f"{c}_folds")) for c in CLASSIFIERS),
-                     mean_std(_pooled(g, "n_selected_folds"))])
-    ks = [_pooled(f4[[p["theta2"] == t for p in f4["params"]]], "n_selected_folds").mean() for t in thetas]
+        rows.append(
+            [
+                t,
+                *(mean_std(100 * _pooled(g, f"{c}_folds")) for c in CLASSIFIERS),
+                mean_std(_pooled(g, "n_selected_folds")),
+            ]
+        )
+    ks = [
+        _pooled(f4[[p["theta2"] == t for p in f4["params"]]], "n_selected_folds").mean()
+        for t in thetas
+    ]
     ax.set_xlabel("correlation threshold θ2")
     ax.set_ylabel("accuracy (%)")
     ax.set_title("CEOFS on Isolet (A-M vs N-Z)")
@@ -448,9 +571,16 @@ def _figure4_section(f4: pd.DataFrame, out: Path) -> list[str]:
     ax2.set_xlabel("correlation threshold θ2")
     ax2.set_ylabel("features selected")
     ax2.set_title("size of the selection")
-    md = save_figure(fig, out, "figure4", "Figure 4: CEOFS accuracy (mean ± std over folds) against θ2 on Isolet")
-    return ["## Figure 4: accuracy against the correlation threshold (Isolet)", "", md,
-            markdown_table(rows, ["θ2", *CLASSIFIERS.values(), "features"]), ""]
+    md = save_figure(
+        fig, out, "figure4", "Figure 4: CEOFS accuracy (mean ± std over folds) against θ2 on Isolet"
+    )
+    return [
+        "## Figure 4: accuracy against the correlation threshold (Isolet)",
+        "",
+        md,
+        markdown_table(rows, ["θ2", *CLASSIFIERS.values(), "features"]),
+        "",
+    ]
 
 
 def _groups_section(gr: pd.DataFrame) -> list[str]:
@@ -461,25 +591,46 @@ def _groups_section(gr: pd.DataFrame) -> list[str]:
     r = gr.iloc[0]
     rss = r.get("rss_peak_mb", math.nan)
     rows = [
-        ["data", f"{r['dataset']}: {int(r['n_rows'])} rows x {int(r['n_features'])} features (all of them)"],
-        ["ensemble", f"{int(r['n_runs'])} bootstrap k-means runs, k = ceil(sqrt(d)), scipy average linkage"],
+        [
+            "data",
+            f"{r['dataset']}: {int(r['n_rows'])} rows x {int(r['n_features'])} features (all of them)",
+        ],
+        [
+            "ensemble",
+            f"{int(r['n_runs'])} bootstrap k-means runs, k = ceil(sqrt(d)), scipy average linkage",
+        ],
         ["total time (s)", f"{r['seconds']:.1f}"],
         ["k-means runs (s)", f"{r.get('seconds_kmeans', math.nan):.1f}"],
-        ["co-association, condensed float32 (s)", f"{r.get('seconds_coassociation', math.nan):.1f}"],
+        [
+            "co-association, condensed float32 (s)",
+            f"{r.get('seconds_coassociation', math.nan):.1f}",
+        ],
         ["average linkage and cut (s)", f"{r.get('seconds_linkage', math.nan):.1f}"],
         ["condensed distance, float32 (MB)", f"{r['condensed_mb_float32']:.0f}"],
-        ["peak memory allocated through numpy/Python (MB, tracemalloc)", f"{r['traced_peak_mb']:.0f}"],
+        [
+            "peak memory allocated through numpy/Python (MB, tracemalloc)",
+            f"{r['traced_peak_mb']:.0f}",
+        ],
         ["rise of the resident-set peak (MB, includes scipy's C buffers)", f"{rss:.0f}"],
-        ["groups (largest, singletons)", f"{int(r['n_groups'])} ({int(r['largest_group'])}, {int(r['singletons'])})"],
+        [
+            "groups (largest, singletons)",
+            f"{int(r['n_groups'])} ({int(r['largest_group'])}, {int(r['singletons'])})",
+        ],
     ]
-    return ["## Group construction at scale", "",
-            "The paper says its hierarchical clustering \"could not cope\" with Arcene's 10,000 features. "
-            "Here the co-association matrix is never formed as a square: its condensed form is filled "
-            "in float32 by row blocks and handed to scipy's `linkage(method=\"average\")`, which copies "
-            "it to float64 and runs in O(d²) memory.", "",
-            markdown_table(rows, ["", "value"]), "",
-            "`benchmarks/bench_ceofs_arcene.py` measures the same in a fresh process "
-            "(`benchmarks/results/ceofs_arcene.md`).", ""]
+    return [
+        "## Group construction at scale",
+        "",
+        'The paper says its hierarchical clustering "could not cope" with Arcene\'s 10,000 features. '
+        "Here the co-association matrix is never formed as a square: its condensed form is filled "
+        'in float32 by row blocks and handed to scipy\'s `linkage(method="average")`, which copies '
+        "it to float64 and runs in O(d²) memory.",
+        "",
+        markdown_table(rows, ["", "value"]),
+        "",
+        "`benchmarks/bench_ceofs_arcene.py` measures the same in a fresh process "
+        "(`benchmarks/results/ceofs_arcene.md`).",
+        "",
+    ]
 
 
 # ---------------------------------------------------------------------- the paper
@@ -492,27 +643,39 @@ class CEOFSPaper(Paper):
     """
 
     name = "ceofs"
-    title = "Online feature selection based on feature clustering ensemble technology (Du and Li 2017)"
+    title = (
+        "Online feature selection based on feature clustering ensemble technology (Du and Li 2017)"
+    )
 
     def cells(self, quick: bool = False) -> list[Cell]:
+        datasets: tuple[str, ...] = DATASETS
+        variants: tuple[str, ...] = ("textbook", "lofs")
+        thetas: tuple[float, ...] = FIGURE4_THETA2
+        repeats, folds, group_set = N_REPEATS, N_FOLDS, "arcene"
         if quick:
-            datasets, methods, variants, repeats, folds = ("hill-valley", "colon"), SELECTOR_METHODS, ("textbook",), 1, 3
-            thetas, group_set = (0.4, 0.7), "colon"
-        else:
-            datasets, methods, variants, repeats, folds = DATASETS, SELECTOR_METHODS, ("textbook", "lofs"), N_REPEATS, N_FOLDS
-            thetas, group_set = FIGURE4_THETA2, "arcene"
+            datasets, variants, thetas = ("hill-valley", "colon"), ("textbook",), (0.5, 0.7)
+            repeats, folds, group_set = 1, 2, "hill-valley"
+        methods = SELECTOR_METHODS
         cells = []
         for ds in datasets:
             for m in (*methods, REFERENCE):
                 for v in variants if m in BASELINES else (None,):
-                    params: dict[str, Any] = {"folds": folds, "historical_fraction": HISTORICAL_FRACTION}
+                    params: dict[str, Any] = {
+                        "folds": folds,
+                        "historical_fraction": HISTORICAL_FRACTION,
+                    }
                     if (test := _test_for(m, ds)) is not None:
                         params["test"] = test
                     if v is not None:
                         params["variant"] = v
                     cells += [Cell("table2", ds, m, params, repeat=r) for r in range(repeats)]
         for t in thetas:
-            params = {"folds": folds, "historical_fraction": HISTORICAL_FRACTION, "test": "fisher-z", "theta2": t}
+            params = {
+                "folds": folds,
+                "historical_fraction": HISTORICAL_FRACTION,
+                "test": "fisher-z",
+                "theta2": t,
+            }
             cells += [Cell("figure4", "isolet", "ceofs", params, repeat=r) for r in range(repeats)]
         cells.append(Cell("groups", group_set, "ceofs-groups", {"n_runs": 10}, repeat=0))
         return cells
@@ -520,7 +683,9 @@ class CEOFSPaper(Paper):
     def run_cell(self, cell: Cell) -> dict[str, Any]:
         if cell.table == "groups":
             X, _, _ = _load(cell.dataset)
-            return measure_group_construction(X, n_runs=cell.params.get("n_runs", 10), seed=cell.repeat)
+            return measure_group_construction(
+                X, n_runs=cell.params.get("n_runs", 10), seed=cell.repeat
+            )
         return _run_selection_cell(cell)
 
     def write_report(self, results: pd.DataFrame, out: Path, command: str) -> Path:
@@ -531,7 +696,9 @@ class CEOFSPaper(Paper):
         parts += _data_section(t2)
         parts += _table2_section(t2)
         parts += _table3_section(t2)
-        parts += _figure4_section(results[results["table"] == "figure4"] if len(results) else results, out)
+        parts += _figure4_section(
+            results[results["table"] == "figure4"] if len(results) else results, out
+        )
         parts += _groups_section(results[results["table"] == "groups"] if len(results) else results)
         parts += [_CHOICES]
         path = out / "report.md"

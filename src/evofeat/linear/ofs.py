@@ -37,6 +37,8 @@ class OFSState(NamedTuple):
     flag: np.ndarray  # RAND: 1 = in the random set; OFS_P: scratch mark of the observed attributes
     vis: np.ndarray  # OFS_P: the visible columns (first n[_N_VIS]); RAND: scratch
     pick: np.ndarray  # OFS_P: the attributes drawn for this row (scratch)
+    dw: np.ndarray  # the step on each entry of the row (scratch)
+    cand: np.ndarray  # the entries of the row outside the support (scratch)
     hsize: np.ndarray  # [support size]
     s: np.ndarray  # [scale, ||v||^2]: w = scale * v
     n: np.ndarray  # [B, features seen, visible count, rows learned, seed, RAND set size, RAND draws]
@@ -59,16 +61,6 @@ def _label(p, s):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True)
-def _add(state, c, delta):  # type: ignore[no-untyped-def]
-    """``w[c] += delta``, keeping ||v||^2 and the heap up to date (O(log B))."""
-    old = state.v[c]
-    new = old + delta / state.s[0]
-    state.v[c] = new
-    state.s[1] += new * new - old * old
-    topk_touch(state.heap, state.pos, state.hsize, state.v, c)
-
-
-@nb.njit(cache=True)
 def _shrink(state, factor):  # type: ignore[no-untyped-def]
     """``w *= factor`` in O(1); the scale is folded back into ``v`` before it underflows."""
     state.s[0] *= factor
@@ -84,15 +76,52 @@ def _shrink(state, factor):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True)
-def _project_truncate(state):  # type: ignore[no-untyped-def]
-    """Project onto the L2 ball of radius ``p[_P_RADIUS]``, then keep the B largest |w| (Algorithm 2)."""
-    norm = state.s[0] * math.sqrt(max(state.s[1], 0.0))
+def _set(state, c, new):  # type: ignore[no-untyped-def]
+    """``v[c] = new``, keeping ||v||^2 and the heap up to date (O(log B))."""
+    old = state.v[c]
+    state.v[c] = new
+    state.s[1] += new * new - old * old
+    topk_touch(state.heap, state.pos, state.hsize, state.v, c)
+
+
+@nb.njit(cache=True)
+def _step(state, idx):  # type: ignore[no-untyped-def]
+    """``w += dw`` (``dw[k]`` on column ``idx[k]``), project onto the L2 ball, keep the B largest |w|.
+
+    The support is updated in place; the new columns are then offered to the
+    full heap one by one (a new column enters only if it beats the heap's
+    minimum, which then leaves), which keeps exactly the B largest of the
+    union: O(nnz + k log B) for k changes of the support.
+    """
+    v, s, pos, heap, hsize = state.v, state.s, state.pos, state.heap, state.hsize
+    m = 0
+    extra = 0.0
+    for k in range(idx.shape[0]):
+        if state.dw[k] == 0.0:
+            continue
+        c = idx[k]
+        if pos[c] >= 0:
+            _set(state, c, v[c] + state.dw[k] / s[0])
+        else:
+            state.cand[m] = k
+            m += 1
+            extra += (state.dw[k] / s[0]) ** 2
+    scale = s[0]
+    norm = scale * math.sqrt(max(s[1] + extra, 0.0))  # ||w~||, the new columns included
     if norm > state.p[_P_RADIUS]:
-        state.s[0] *= state.p[_P_RADIUS] / norm
-    while state.hsize[0] > state.n[_N_B]:
-        c = topk_pop(state.heap, state.pos, state.hsize, state.v)
-        state.s[1] -= state.v[c] * state.v[c]
-        state.v[c] = 0.0
+        s[0] = scale * (state.p[_P_RADIUS] / norm)
+    B = state.n[_N_B]
+    for j in range(m):
+        k = state.cand[j]
+        c, z = idx[k], state.dw[k] / scale
+        if hsize[0] >= B:
+            low = heap[0]  # evicted first: the smallest |v|, among equals the higher column
+            if abs(z) < abs(v[low]) or (abs(z) == abs(v[low]) and c > low):
+                continue
+            topk_pop(heap, pos, hsize, v)
+            s[1] -= v[low] * v[low]
+            v[low] = 0.0
+        _set(state, c, z)
 
 
 @nb.njit(cache=True)
@@ -123,11 +152,11 @@ def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
             return 0.0
         for k in range(idx.shape[0]):
             if mode == _PE:
-                _add(state, idx[k], y * val[k])
+                state.dw[k] = y * val[k]
             elif state.flag[idx[k]] != 0:
                 state.v[idx[k]] += y * val[k]
         if mode == _PE:
-            _project_truncate(state)
+            _step(state, idx)
         return 1.0
     if mode == _OFSP:
         return _learn_partial(state, idx, val, y)
@@ -135,8 +164,8 @@ def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
     _shrink(state, 1.0 - state.p[_P_LR] * state.p[_P_L2])
     if margin <= 1.0:
         for k in range(idx.shape[0]):
-            _add(state, idx[k], state.p[_P_LR] * y * val[k])
-        _project_truncate(state)
+            state.dw[k] = state.p[_P_LR] * y * val[k]
+        _step(state, idx)
     return max(0.0, 1.0 - margin)
 
 
@@ -151,11 +180,10 @@ def _learn_partial(state, idx, val, y):  # type: ignore[no-untyped-def]
     if margin <= 1.0:
         q_explore = eps * min(1.0, B / m) if m > 0 else 0.0
         for j in range(idx.shape[0]):
-            c = idx[j]
-            held = state.v[c] != 0.0  # w_t's support: each column occurs once in the row
-            if (state.flag[c] != 0) if explore else held:
-                _add(state, c, state.p[_P_LR] * y * val[j] / (q_explore + (1.0 - eps) * held))
-        _project_truncate(state)
+            held = state.v[idx[j]] != 0.0  # in w_t's support
+            seen = (state.flag[idx[j]] != 0) if explore else held
+            state.dw[j] = state.p[_P_LR] * y * val[j] / (q_explore + (1.0 - eps) * held) if seen else 0.0
+        _step(state, idx)
     clear_marks(state.flag, state.pick, k)
     state.n[_N_T] = t + 1
     return max(0.0, 1.0 - margin)
@@ -200,7 +228,7 @@ class _Budgeted(OnlineLearner):
     """What the four learners share: a budget of B active features, the state, the checks."""
 
     _mode: ClassVar[int] = _OFS
-    per_feature = ("v", "heap", "pos", "flag", "vis", "pick")
+    per_feature = ("v", "heap", "pos", "flag", "vis", "pick", "dw", "cand")
     budget: float
     budget_count: int | None
     zero_score: str
@@ -230,7 +258,8 @@ class _Budgeted(OnlineLearner):
         return OFSState(
             v=np.zeros(capacity), heap=np.zeros(capacity, np.int64), pos=np.full(capacity, -1, np.int64),
             flag=np.zeros(capacity, np.int8), vis=np.zeros(capacity, np.int64),
-            pick=np.zeros(capacity, np.int64), hsize=np.zeros(1, np.int64), s=np.array([1.0, 0.0]),
+            pick=np.zeros(capacity, np.int64), dw=np.zeros(capacity), cand=np.zeros(capacity, np.int64),
+            hsize=np.zeros(1, np.int64), s=np.array([1.0, 0.0]),
             n=np.array([0, 0, 0, 0, int(getattr(self, "seed", 0)), 0, 0], np.int64), p=np.array(p),
         )
 

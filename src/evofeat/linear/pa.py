@@ -81,7 +81,7 @@ class PA(OnlineLearner):
     >>> ds = load("german", preprocess="zscore")
     >>> result = prequential(PA(mode="pa-i", C=0.1), full(ds.X, ds.y, ds.feature_names))
     >>> result.mistakes
-    280
+    380
 
     References
     ----------

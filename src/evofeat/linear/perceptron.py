@@ -61,7 +61,7 @@ class Perceptron(OnlineLearner):
     >>> from evofeat.evaluate import prequential
     >>> ds = load("german", preprocess="zscore")
     >>> prequential(Perceptron(), full(ds.X, ds.y, ds.feature_names)).mistakes
-    339
+    393
 
     References
     ----------

@@ -4,213 +4,30 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
-import numba as nb
 import numpy as np
 
-from evofeat.base import InputError, OnlineLearner, register_kernel
-from evofeat.linear._ops import dot, sq_norm
-from evofeat.linear._topk import topk_heapify, topk_pop, topk_touch
+from evofeat.base import InputError, OnlineLearner
+from evofeat.linear._stsd_kernel import (
+    _DIM,
+    _LARGEST,
+    _MODES,
+    _NONE,
+    _PA,
+    _PA1,
+    _PA2,
+    _PERCEPTRON,
+    _SCALE,
+    _TINY_SCALE,
+    _VARIANTS,
+    STSDState,
+    _uniform,
+    budget_limit,
+    running_sum,
+)
 
-__all__ = ["STSD", "stsd_reference"]
-
-# step rules, selections and variants (codes stored in the parameter array)
-_PA, _PA1, _PA2, _PERCEPTRON = 0, 1, 2, 3
-_LARGEST, _NONE, _RANDOM = 0, 1, 2
-#: mode -> (step rule, selection)
-_MODES = {
-    "stsd": (_PA, _LARGEST),
-    "stsd-i": (_PA1, _LARGEST),
-    "stsd-ii": (_PA2, _LARGEST),
-    "stsd-i-all": (_PA1, _NONE),
-    "stsd-i-rand": (_PA1, _RANDOM),
-    "stsd-i-per": (_PERCEPTRON, _LARGEST),
-}
-_VARIANTS = ("paper", "original-code")
-# parameter array p and scalar array s
-_RULE, _C, _RADIUS, _BUDGET, _VARIANT, _PROJECT, _SELECT, _TASK, _EPS = range(9)
-_SCALE, _L1, _LAST_TAU, _DIM, _NEW_FROM = range(5)
-_TINY_SCALE = 1e-120  # below this, the scale is folded into v
-_ALL_COLS = 1 << 62
-
-
-class STSDState(NamedTuple):
-    v: np.ndarray  # weights up to the scale: w = s[_SCALE] * v
-    heap: np.ndarray  # the support (non-zero v) as a _topk min-heap
-    pos: np.ndarray  # position of each column in heap, -1 if absent
-    hsize: np.ndarray  # [support size]
-    s: np.ndarray  # [scale, sum |v| (running), last tau, dim, first new column or -1]
-    p: np.ndarray  # [rule, C, radius, budget, variant, project, selection, task, epsilon]
-    rng: np.ndarray  # uint64[1], splitmix64 state (STSD-I-rand)
-
-
-@nb.njit(cache=True)
-def _uniform(rng):  # type: ignore[no-untyped-def]
-    """A uniform draw in [0, 1) from a splitmix64 stream (the same in every path)."""
-    rng[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = rng[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@nb.njit(cache=True)
-def _tau(rule, C, loss, sq, margin, original):  # type: ignore[no-untyped-def]
-    """The step (Alg. 2); the original code divides by ||x||, not ||x||^2."""
-    if rule == _PERCEPTRON:
-        return 1.0
-    nrm = math.sqrt(sq) if original else sq
-    if rule == _PA:
-        return loss / nrm
-    if rule == _PA1:
-        return min(C, loss / nrm)
-    if original:
-        return 1.0 - margin / (nrm + 1.0 / (2.0 * C))  # the bracket as the authors coded it
-    return loss / (nrm + 1.0 / (2.0 * C))
-
-
-@nb.njit(cache=True)
-def _predict(state, idx, val):  # type: ignore[no-untyped-def]
-    f = state.s[_SCALE] * dot(state.v, idx, val)
-    if state.p[_TASK] == 1.0:
-        return f, f
-    return f, 1.0 if f > 0.0 else (-1.0 if f < 0.0 else 0.0)
-
-
-@nb.njit(cache=True)
-def _add(state, idx, val, a, lo, hi):  # type: ignore[no-untyped-def]
-    """``w[c] += a * x[c]`` for the row's columns ``lo <= c < hi`` with ``x[c] != 0``."""
-    v, s = state.v, state.s
-    inv = a / s[_SCALE]
-    for k in range(idx.shape[0]):
-        c = idx[k]
-        if c < lo or c >= hi or val[k] == 0.0:
-            continue
-        old = v[c]
-        v[c] = old + inv * val[k]
-        s[_L1] += abs(v[c]) - abs(old)
-        topk_touch(state.heap, state.pos, state.hsize, v, c)
-
-
-@nb.njit(cache=True)
-def _fold_scale(state):  # type: ignore[no-untyped-def]
-    """Multiply the scale into v (when it gets tiny), dropping weights that underflow."""
-    v, heap, pos, s = state.v, state.heap, state.pos, state.s
-    m = 0
-    for i in range(state.hsize[0]):
-        c = heap[i]
-        v[c] *= s[_SCALE]
-        if v[c] != 0.0:
-            heap[m] = c
-            m += 1
-        else:
-            pos[c] = -1
-    state.hsize[0] = m
-    s[_L1] *= s[_SCALE]
-    s[_SCALE] = 1.0
-    topk_heapify(heap, pos, state.hsize, v)
-
-
-@nb.njit(cache=True)
-def _random_keep(state, k, n):  # type: ignore[no-untyped-def]
-    """Keep a uniform k-subset of n coordinates (the support first, by column); zero the rest."""
-    v, heap, pos, s = state.v, state.heap, state.pos, state.s
-    m = state.hsize[0]
-    heap[:m].sort()
-    kept = 0
-    for j in range(m):
-        c = heap[j]
-        if kept < k and _uniform(state.rng) * (n - j) < k - kept:
-            heap[kept] = c
-            kept += 1
-        else:
-            s[_L1] -= abs(v[c])
-            v[c] = 0.0
-            pos[c] = -1
-    state.hsize[0] = kept
-    topk_heapify(heap, pos, state.hsize, v)
-
-
-@nb.njit(cache=True)
-def _sparsify(state):  # type: ignore[no-untyped-def]
-    """Project onto the L1 ball (a scale factor) and truncate to the budget (Alg. 1, 3)."""
-    p, s = state.p, state.s
-    original = p[_VARIANT] == 1.0
-    if p[_PROJECT] == 1.0:
-        l1 = s[_SCALE] * s[_L1]
-        if l1 > p[_RADIUS]:
-            s[_SCALE] *= p[_RADIUS] / l1
-            if s[_SCALE] < _TINY_SCALE:
-                _fold_scale(state)
-    select = int(p[_SELECT])
-    if select != _NONE:
-        if original:
-            k = int(math.floor(p[_BUDGET] * s[_DIM] + 0.5))  # MATLAB round, no minimum
-        else:
-            k = max(1, int(math.floor(p[_BUDGET] * s[_DIM] + 1e-9)))
-        if state.hsize[0] > k:
-            if select == _LARGEST:
-                while state.hsize[0] > k:
-                    c = topk_pop(state.heap, state.pos, state.hsize, state.v)
-                    s[_L1] -= abs(state.v[c])
-                    state.v[c] = 0.0
-            else:
-                _random_keep(state, k, s[_DIM] if original else state.hsize[0])
-    if state.hsize[0] == 0:
-        s[_L1] = 0.0
-
-
-@nb.njit(cache=True)
-def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
-    p, s = state.p, state.s
-    rule = int(p[_RULE])
-    original = p[_VARIANT] == 1.0
-    new_from = int(s[_NEW_FROM])
-    s[_NEW_FROM] = -1.0
-    margin = y * score
-    if p[_TASK] == 1.0:  # epsilon-insensitive regression
-        loss = max(0.0, abs(y - score) - p[_EPS])
-        direction = 1.0 if y > score else -1.0
-        update = loss > 0.0
-    else:
-        loss = max(0.0, 1.0 - margin)
-        direction = y
-        if original:
-            update = margin <= 1.0
-        else:
-            update = margin <= 0.0 if rule == _PERCEPTRON else loss > 0.0
-    sq = sq_norm(val)
-    stepped = update and sq > 0.0 and np.isfinite(sq)
-    tau = 0.0
-    if stepped:
-        tau = _tau(rule, p[_C], loss, sq, margin, original)
-        s[_LAST_TAU] = tau
-    if original and new_from >= 0:
-        # first round of a new stage: old coordinates step, new ones get the last tau, then sparsify
-        if stepped:
-            _add(state, idx, val, tau * direction, 0, new_from)
-        _add(state, idx, val, (1.0 if rule == _PERCEPTRON else s[_LAST_TAU]) * direction, new_from, _ALL_COLS)
-        _sparsify(state)
-    elif stepped:
-        _add(state, idx, val, tau * direction, 0, _ALL_COLS)
-        _sparsify(state)
-    elif not original:
-        _sparsify(state)  # the paper's sparsity step runs every round
-    return loss
-
-
-@nb.njit(cache=True)
-def _visible(state, cols, dim):  # type: ignore[no-untyped-def]
-    s = state.s
-    if dim > s[_DIM]:
-        if s[_DIM] > 0:
-            s[_NEW_FROM] = s[_DIM]  # columns >= the previous dimension are new
-        s[_DIM] = dim
-
-
-register_kernel(STSDState, _predict, _learn, _visible)
+__all__ = ["STSD", "stsd_original_preprocessing", "stsd_reference"]
 
 
 def _check(ok: bool, what: str, expected: str, value: Any, fix: str) -> None:
@@ -376,26 +193,11 @@ class STSD(OnlineLearner):
     def budget_limit_(self) -> int:
         """The number of weights the truncation allows at the current dimension."""
         d = 0 if getattr(self, "_state", None) is None else int(self._state.s[_DIM])
-        return _budget_limit(self._codes()[1], self.budget, d, self.variant == "original-code")
+        return budget_limit(self._codes()[1], self.budget, d, self.variant == "original-code")
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """The predictions of :func:`stsd_reference` with these parameters (X dense, NaN = absent)."""
         return stsd_reference(X, y, **{**self.get_params(), "task": self.task})
-
-
-def _budget_limit(select: int, budget: float, d: int, original: bool) -> int:
-    if select == _NONE:
-        return d
-    if original:
-        return int(math.floor(budget * d + 0.5))
-    return max(1, int(math.floor(budget * d + 1e-9)))
-
-
-def _running(total: float, terms: np.ndarray) -> float:
-    """``total + terms[0] + terms[1] + ...``, left to right (the order of the compiled loops)."""
-    for term in terms.tolist():
-        total += term
-    return total
 
 
 def stsd_reference(X: np.ndarray, y: np.ndarray, mode: str = "stsd-i", C: float = 0.1, radius: float = 30.0,
@@ -427,7 +229,7 @@ def stsd_reference(X: np.ndarray, y: np.ndarray, mode: str = "stsd-i", C: float 
         nonlocal l1
         old = v[cols]
         v[cols] = old + (a / scale) * x
-        l1 = _running(l1, np.abs(v[cols]) - np.abs(old))
+        l1 = running_sum(l1, np.abs(v[cols]) - np.abs(old))
 
     for t in range(n):
         cols = np.flatnonzero(~np.isnan(X[t]))
@@ -436,7 +238,7 @@ def stsd_reference(X: np.ndarray, y: np.ndarray, mode: str = "stsd-i", C: float 
         seen[cols] = True
         dim = int(seen.sum())
         new_stage = original and 0 < d_before < dim
-        f = scale * _running(0.0, v[cols] * x)
+        f = scale * running_sum(0.0, v[cols] * x)
         margin = y[t] * f
         if task == "regression":
             out[t] = f
@@ -447,7 +249,7 @@ def stsd_reference(X: np.ndarray, y: np.ndarray, mode: str = "stsd-i", C: float 
             loss = max(0.0, 1.0 - margin)
             direction = y[t]
             update = margin <= 1 if original else (margin <= 0 if rule == _PERCEPTRON else loss > 0)
-        sq = _running(0.0, x * x)
+        sq = running_sum(0.0, x * x)
         stepped = update and 0 < sq < np.inf
         if stepped:
             nrm = math.sqrt(sq) if original else sq
@@ -474,7 +276,7 @@ def stsd_reference(X: np.ndarray, y: np.ndarray, mode: str = "stsd-i", C: float 
                 v *= scale
                 l1 *= scale
                 scale = 1.0
-        k = _budget_limit(select, budget, dim, original)
+        k = budget_limit(select, budget, dim, original)
         support = np.flatnonzero(v)
         if select != _NONE and support.size > k:
             if select == _LARGEST:  # evict the smallest |w| first, the higher column first among ties
@@ -487,11 +289,42 @@ def stsd_reference(X: np.ndarray, y: np.ndarray, mode: str = "stsd-i", C: float 
                     else:
                         dropped.append(c)
                 drop = np.array(dropped, dtype=np.int64)
-            l1 = _running(l1, -np.abs(v[drop]))
+            l1 = running_sum(l1, -np.abs(v[drop]))
             v[drop] = 0.0
         if not v.any():
             l1 = 0.0
     return out
 
+
+def stsd_original_preprocessing(X: Any) -> np.ndarray:
+    """The STSD authors' preprocessing, applied once to the whole data set by their MATLAB drivers.
+
+    Each column is z-scored with the sample standard deviation (``ddof=1``,
+    MATLAB's ``zscore``; a constant column becomes 0), z-scored again, then
+    each row is scaled to unit L2 norm over all its features (a zero row
+    stays zero). Sparse input is densified. Registered as the preprocessor
+    ``"stsd-original"`` (``load(name, preprocess="stsd-original")``) when
+    this module is imported.
+
+    >>> Z = stsd_original_preprocessing(np.array([[1.0, 5.0], [3.0, 5.0], [2.0, 5.0]]))
+    >>> Z.round(3).tolist()
+    [[-1.0, 0.0], [1.0, 0.0], [0.0, 0.0]]
+    """
+    A = np.array(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+    for _ in range(2):
+        sd = A.std(axis=0, ddof=1) if A.shape[0] > 1 else np.zeros(A.shape[1])
+        A = (A - A.mean(axis=0)) / np.where(sd == 0, 1.0, sd)
+    norms = np.linalg.norm(A, axis=1, keepdims=True)
+    return A / np.where(norms == 0, 1.0, norms)
+
+
+def _register_preprocessing() -> None:
+    from evofeat.datasets import PREPROCESSORS, register_preprocessor
+
+    if "stsd-original" not in PREPROCESSORS:
+        register_preprocessor("stsd-original", stsd_original_preprocessing)
+
+
+_register_preprocessing()
 
 LEARNERS = {name: partial(STSD, mode=name) for name in _MODES}

@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics.pairwise import rbf_kernel
-from sklearn.model_selection import cross_val_predict
 from sklearn.utils.validation import check_is_fitted
 
 from evofeat.base.errors import InputError
@@ -125,11 +124,12 @@ class OPIDe(_OnePass):
         (Prop. 2); both give the same ``W_s*``.
     Cs
         Grid of LIBLINEAR's ``C`` (``alpha_1``, ``alpha_2`` of Eq. 4), each
-        picked by ``cv``-fold cross-validation (default ``10^-3 .. 10^3``).
+        picked by ``cv``-fold cross-validation (default ``10^-2 .. 10^2``).
     weights
         Grid of ``w_1`` (``w_2 = 1 - w_1``) searched by ``cv``-fold
-        cross-validation on out-of-fold probabilities (default 0, 0.1, ..., 1;
-        ties go to the value nearest 1/2).
+        cross-validation on the out-of-fold probabilities of the two tuned
+        models, same folds (default 0, 0.1, ..., 1; ties go to the value
+        nearest 1/2).
     cv
         Number of folds (fewer if a class has fewer rows than ``cv``).
     seed
@@ -179,11 +179,8 @@ class OPIDe(_OnePass):
 
     def _fit_estage(self, Z: np.ndarray, Xa: np.ndarray, codes: np.ndarray) -> None:
         Zbar = np.hstack([Z, Xa])
-        self.model_s_ = tuned_logistic(Z, codes, self.Cs, self.cv, self.seed)
-        self.model_bar_ = tuned_logistic(Zbar, codes, self.Cs, self.cv, self.seed)
-        split = folds(codes, self.cv, self.seed)
-        P_s = cross_val_predict(self.model_s_, Z, codes, cv=split, method="predict_proba")
-        P_bar = cross_val_predict(self.model_bar_, Zbar, codes, cv=split, method="predict_proba")
+        self.model_s_, P_s = tuned_logistic(Z, codes, self.Cs, self.cv, self.seed)
+        self.model_bar_, P_bar = tuned_logistic(Zbar, codes, self.Cs, self.cv, self.seed)
         w1 = best_weight(P_s, P_bar, codes, self.weights)
         self.weights_ = (w1, 1.0 - w1)
 

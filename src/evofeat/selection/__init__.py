@@ -6,7 +6,16 @@ from evofeat.selection.ceofs import CEOFS, COFS
 from evofeat.selection.osfs import OSFS, FastOSFS
 from evofeat.selection.saola import SAOLA
 
-__all__ = ["CEOFS", "COFS", "OSFS", "SAOLA", "SELECTORS", "AlphaInvesting", "FastOSFS", "StreamingSelector"]
+__all__ = [
+    "CEOFS",
+    "COFS",
+    "OSFS",
+    "SAOLA",
+    "SELECTORS",
+    "AlphaInvesting",
+    "FastOSFS",
+    "StreamingSelector",
+]
 
 #: Registry name -> selector class.
 SELECTORS: dict[str, type[StreamingSelector]] = {

@@ -34,10 +34,18 @@ from evofeat.selection.citests import (
     symmetric_uncertainty_many,
 )
 
-__all__ = ["ColumnBuffer", "StreamingSelector", "check_choice", "check_range", "marginal_association"]
+__all__ = [
+    "ColumnBuffer",
+    "StreamingSelector",
+    "check_choice",
+    "check_range",
+    "marginal_association",
+]
 
 
-def marginal_association(X: np.ndarray, y: np.ndarray, test: str, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def marginal_association(
+    X: np.ndarray, y: np.ndarray, test: str, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Association of every column of ``X`` with ``y`` and whether it is significant.
 
     ``test="fisher-z"``: ``|r|`` and Fisher's z-test (NaN r: 0 and not
@@ -70,12 +78,17 @@ def marginal_association(X: np.ndarray, y: np.ndarray, test: str, alpha: float) 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
     """Raise :class:`InputError` unless ``value`` is one of ``choices``."""
     if value not in choices:
-        raise InputError(f"bad {name}", expected=f"one of {', '.join(map(repr, choices))}",
-                         received=repr(value), fix=f"pass {name}={choices[0]!r}")
+        raise InputError(
+            f"bad {name}",
+            expected=f"one of {', '.join(map(repr, choices))}",
+            received=repr(value),
+            fix=f"pass {name}={choices[0]!r}",
+        )
 
 
-def check_range(name: str, value: Any, lo: float, hi: float, *, integer: bool = False,
-                open_lo: bool = False) -> None:
+def check_range(
+    name: str, value: Any, lo: float, hi: float, *, integer: bool = False, open_lo: bool = False
+) -> None:
     """Raise :class:`InputError` unless ``lo <= value <= hi`` (``lo < value`` with ``open_lo``)."""
     kind = (int, np.integer) if integer else (int, float, np.integer, np.floating)
     ok = isinstance(value, kind) and not isinstance(value, bool) and math.isfinite(float(value))
@@ -83,8 +96,12 @@ def check_range(name: str, value: Any, lo: float, hi: float, *, integer: bool = 
     if not ok:
         what = "an integer" if integer else "a number"
         bounds = f"{'(' if open_lo else '['}{lo}, {hi}]"
-        raise InputError(f"bad {name}", expected=f"{what} in {bounds}", received=repr(value),
-                         fix=f"pass {name} within {bounds}")
+        raise InputError(
+            f"bad {name}",
+            expected=f"{what} in {bounds}",
+            received=repr(value),
+            fix=f"pass {name} within {bounds}",
+        )
 
 
 class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
@@ -112,8 +129,12 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
         """Read new columns ``X`` (same rows); ``y`` is needed only before the first call."""
         if not hasattr(self, "y_"):
             if y is None:
-                raise InputError("the first partial_fit needs the labels", expected="partial_fit(X, y)",
-                                 received="y=None", fix="pass y, or call fit(X_historical, y) first")
+                raise InputError(
+                    "the first partial_fit needs the labels",
+                    expected="partial_fit(X, y)",
+                    received="y=None",
+                    fix="pass y, or call fit(X_historical, y) first",
+                )
             self._check_params()
             self._check_budget()
             X = self._check_X(X, n_rows=None)
@@ -130,8 +151,12 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
         if arr.ndim == 2 and 1 in arr.shape:
             arr = arr.reshape(-1)
         if arr.ndim != 1:
-            raise InputError("add_feature takes one column", expected=f"shape ({self.n_rows_},)",
-                             received=f"shape {arr.shape}", fix="pass X[:, j], or use partial_fit for a block")
+            raise InputError(
+                "add_feature takes one column",
+                expected=f"shape ({self.n_rows_},)",
+                received=f"shape {arr.shape}",
+                fix="pass X[:, j], or use partial_fit for a block",
+            )
         self._add(self._check_X(arr.reshape(-1, 1), n_rows=self.n_rows_))
         return self
 
@@ -202,25 +227,43 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
     def _check_X(self, X: Any, n_rows: int | None) -> np.ndarray:
         arr = X.toarray() if sp.issparse(X) else np.asarray(X)
         if arr.ndim != 2:
-            raise InputError(f"{type(self).__name__} needs a 2-D array of columns",
-                             expected="shape (n_rows, n_columns)", received=f"shape {arr.shape}",
-                             fix="reshape a single column with x.reshape(-1, 1), or use add_feature")
+            raise InputError(
+                f"{type(self).__name__} needs a 2-D array of columns",
+                expected="shape (n_rows, n_columns)",
+                received=f"shape {arr.shape}",
+                fix="reshape a single column with x.reshape(-1, 1), or use add_feature",
+            )
         if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-            raise InputError("the features are not numeric", expected="a numeric array",
-                             received=f"dtype {arr.dtype}", fix="encode categorical values as numbers")
+            raise InputError(
+                "the features are not numeric",
+                expected="a numeric array",
+                received=f"dtype {arr.dtype}",
+                fix="encode categorical values as numbers",
+            )
         arr = arr.astype(np.float64, copy=False)
         if n_rows is not None and arr.shape[0] != n_rows:
-            raise InputError("arriving columns must cover the same rows", expected=f"{n_rows} rows",
-                             received=f"{arr.shape[0]}", fix="pass the new columns of the rows given to fit")
+            raise InputError(
+                "arriving columns must cover the same rows",
+                expected=f"{n_rows} rows",
+                received=f"{arr.shape[0]}",
+                fix="pass the new columns of the rows given to fit",
+            )
         if arr.shape[0] < 2:
-            raise InputError("too few rows", expected="at least 2 rows", received=f"{arr.shape[0]}",
-                             fix="pass more rows")
+            raise InputError(
+                "too few rows",
+                expected="at least 2 rows",
+                received=f"{arr.shape[0]}",
+                fix="pass more rows",
+            )
         bad = ~np.isfinite(arr)
         if bad.any():
             j = int(np.flatnonzero(bad.any(axis=0))[0])
-            raise InputError("a column has missing or infinite values",
-                             expected="finite values (streaming features are complete columns)",
-                             received=f"NaN or inf in column {j} of the block", fix="impute or drop that column")
+            raise InputError(
+                "a column has missing or infinite values",
+                expected="finite values (streaming features are complete columns)",
+                received=f"NaN or inf in column {j} of the block",
+                fix="impute or drop that column",
+            )
         return arr
 
     def _check_y(self, y: Any, n_rows: int) -> np.ndarray:
@@ -228,17 +271,29 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
         if arr.ndim == 2 and arr.shape[1] == 1:
             arr = arr[:, 0]
         if arr.ndim != 1 or arr.shape[0] != n_rows:
-            raise InputError("the labels do not match the rows", expected=f"shape ({n_rows},)",
-                             received=f"shape {arr.shape}", fix="pass one label per row of X")
+            raise InputError(
+                "the labels do not match the rows",
+                expected=f"shape ({n_rows},)",
+                received=f"shape {arr.shape}",
+                fix="pass one label per row of X",
+            )
         if not np.issubdtype(arr.dtype, np.number):
             arr = encode(arr)[0]
         arr = arr.astype(np.float64)
         if not np.isfinite(arr).all():
-            raise InputError("the labels have missing values", expected="finite labels",
-                             received="NaN or inf", fix="drop the unlabelled rows")
+            raise InputError(
+                "the labels have missing values",
+                expected="finite labels",
+                received="NaN or inf",
+                fix="drop the unlabelled rows",
+            )
         if np.unique(arr).size < 2:
-            raise InputError("the labels have a single class", expected="at least two classes",
-                             received=f"only {arr[0]!r}", fix="feature selection needs labels that vary")
+            raise InputError(
+                "the labels have a single class",
+                expected="at least two classes",
+                received=f"only {arr[0]!r}",
+                fix="feature selection needs labels that vary",
+            )
         return arr
 
     def _lofs_skip(self, X: np.ndarray) -> np.ndarray:

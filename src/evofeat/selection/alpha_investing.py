@@ -64,8 +64,13 @@ class AlphaInvesting(StreamingSelector):
     selection. JMLR 7: 1861-1885 (Algorithm 1).
     """
 
-    def __init__(self, wealth: float = 0.5, payout: float = 0.5, variant: str = "textbook",
-                 budget: float | int | None = None) -> None:
+    def __init__(
+        self,
+        wealth: float = 0.5,
+        payout: float = 0.5,
+        variant: str = "textbook",
+        budget: float | int | None = None,
+    ) -> None:
         self.wealth = wealth
         self.payout = payout
         self.variant = variant

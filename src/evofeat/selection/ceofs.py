@@ -179,13 +179,23 @@ class CEOFS(StreamingSelector):
     def _build_groups(self, X: np.ndarray, score: np.ndarray) -> None:
         rng = np.random.default_rng(self.seed)
         groups = ensemble_groups(
-            X, n_runs=self.n_runs, n_clusters=self.n_clusters, theta=self.theta,
-            bootstrap=self.bootstrap, max_iter=self.max_iter, absolute=self.absolute, rng=rng,
+            X,
+            n_runs=self.n_runs,
+            n_clusters=self.n_clusters,
+            theta=self.theta,
+            bootstrap=self.bootstrap,
+            max_iter=self.max_iter,
+            absolute=self.absolute,
+            rng=rng,
         )
         n_groups = int(groups.max()) + 1 if groups.size else 0
         ar = np.arange(groups.size)
         order = np.lexsort((ar, -score, groups))  # by group, most relevant first, lowest index
-        first = np.flatnonzero(np.r_[True, groups[order][1:] != groups[order][:-1]]) if groups.size else ar
+        first = (
+            np.flatnonzero(np.r_[True, groups[order][1:] != groups[order][:-1]])
+            if groups.size
+            else ar
+        )
         reps = order[first]
         self.group_of_ = groups
         self.representatives_ = reps.astype(np.int64)
@@ -228,10 +238,10 @@ class CEOFS(StreamingSelector):
             self._rep_levels.append(int(p.max()) + 1 if self.test == "mi" else 0)
         self.group_of_ = np.append(self.group_of_, g)
 
-    def _selected(self) -> np.ndarray:
+    def _selected(self) -> list[int]:
         reps = self.representatives_
         keep = self._dependent[reps] & (self.relevance_[reps] >= self.theta3)
-        return np.sort(reps[keep])
+        return sorted(reps[keep].tolist())
 
 
 class COFS(CEOFS):
@@ -268,7 +278,16 @@ class COFS(CEOFS):
         seed: int | None = 0,
     ) -> None:
         super().__init__(
-            n_runs=n_runs, n_clusters=n_clusters, theta=theta, theta2=theta2, theta3=theta3,
-            alpha=alpha, test=test, bootstrap=bootstrap, max_iter=max_iter, absolute=absolute,
-            budget=budget, seed=seed,
+            n_runs=n_runs,
+            n_clusters=n_clusters,
+            theta=theta,
+            theta2=theta2,
+            theta3=theta3,
+            alpha=alpha,
+            test=test,
+            bootstrap=bootstrap,
+            max_iter=max_iter,
+            absolute=absolute,
+            budget=budget,
+            seed=seed,
         )

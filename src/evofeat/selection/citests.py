@@ -17,9 +17,8 @@ literature uses:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
-
 import math
+from collections.abc import Sequence
 
 import numba as nb
 import numpy as np
@@ -139,21 +138,36 @@ def partial_corr_batch(C: np.ndarray, i: int, j: int, S: np.ndarray) -> np.ndarr
         A = A - B @ _batch_solve(D, np.swapaxes(B, 1, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
         r = A[:, 0, 1] / np.sqrt(A[:, 0, 0] * A[:, 1, 1])
-    return np.asarray(r)
+    return np.clip(r, -1.0, 1.0)  # rounding can push |r| past 1; NaN stays NaN
 
 
 def _batch_solve(D: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Solve ``D x = B`` for a stack; a singular ``D`` gives NaN (MATLAB's ``inv`` warns and does the same)."""
-    try:
-        return np.asarray(np.linalg.solve(D, B))
-    except np.linalg.LinAlgError:
-        out = np.full(B.shape, np.nan)
-        for t in range(D.shape[0]):
-            try:
-                out[t] = np.linalg.solve(D[t], B[t])
-            except np.linalg.LinAlgError:
-                pass
-        return out
+    """Solve ``D x = B`` for a stack by Gaussian elimination with partial pivoting.
+
+    A zero pivot (an exactly singular ``D``) gives NaN, as MATLAB's ``inv``
+    (LOFS) gives Inf/NaN; LAPACK's batched solve does not flag every such
+    case, and this is the same arithmetic as the compiled kernel.
+    """
+    M = np.concatenate([D, B], axis=2).astype(np.float64)
+    m, k, _ = M.shape
+    ar = np.arange(m)
+    bad = np.zeros(m, dtype=bool)
+    for col in range(k):
+        piv = col + np.argmax(np.abs(M[:, col:, col]), axis=1)
+        top = M[ar, col].copy()
+        M[ar, col] = M[ar, piv]
+        M[ar, piv] = top
+        p = M[:, col, col]
+        bad |= p == 0.0
+        f = M[:, col + 1 :, col] / np.where(p == 0.0, 1.0, p)[:, None]
+        M[:, col + 1 :, col:] -= f[:, :, None] * M[:, None, col, col:]
+    X = np.zeros((m, k, B.shape[2]))
+    for row in range(k - 1, -1, -1):
+        acc = M[:, row, k:] - np.einsum("mc,mcr->mr", M[:, row, row + 1 : k], X[:, row + 1 :, :])
+        piv_row = M[:, row, row]
+        X[:, row, :] = acc / np.where(piv_row == 0.0, 1.0, piv_row)[:, None]
+    X[bad] = np.nan
+    return X
 
 
 def _condition_sets(n_pool: int, size: int, require: int | None) -> np.ndarray:
@@ -309,7 +323,9 @@ def _partial_corr_kernel(C: np.ndarray, S: np.ndarray) -> float:  # pragma: no c
 
 
 @nb.njit(cache=True)
-def _fisher_search(C: np.ndarray, n: int, cutoff: float, max_size: int, req: int) -> np.ndarray:  # pragma: no cover
+def _fisher_search(
+    C: np.ndarray, n: int, cutoff: float, max_size: int, req: int
+) -> np.ndarray:  # pragma: no cover
     """First set (pool positions, lexicographic within a size, sizes 1..max_size) giving independence.
 
     ``C`` is the covariance of ``[x, y, pool...]``; ``req >= 0`` keeps only the
@@ -362,7 +378,8 @@ class G2Tester(_ConditionalTester):
         return self.columns[key], [self.columns[p] for p in pool]
 
     def _first_independent(self, ctx: object, sets: np.ndarray) -> int | None:
-        x, cols = ctx  # type: ignore[misc]
+        x: np.ndarray = ctx[0]  # type: ignore[index]
+        cols: list[np.ndarray] = ctx[1]  # type: ignore[index]
         for t, s in enumerate(sets):
             S = np.column_stack([cols[p] for p in s])
             if g2_test(x, self.y, S)[2] > self.alpha:
@@ -497,8 +514,16 @@ def g2_test(x: np.ndarray, y: np.ndarray, S: np.ndarray | None = None) -> tuple[
             sc = sc * lev + c
             strata_levels *= lev
         sc, ls = encode(sc)
-    O = np.bincount((sc * lx + xc) * ly + yc, minlength=ls * lx * ly).reshape(ls, lx, ly).astype(float)
-    E = O.sum(axis=2, keepdims=True) * O.sum(axis=1, keepdims=True) / np.maximum(O.sum(axis=(1, 2), keepdims=True), 1)
+    O = (
+        np.bincount((sc * lx + xc) * ly + yc, minlength=ls * lx * ly)
+        .reshape(ls, lx, ly)
+        .astype(float)
+    )
+    E = (
+        O.sum(axis=2, keepdims=True)
+        * O.sum(axis=1, keepdims=True)
+        / np.maximum(O.sum(axis=(1, 2), keepdims=True), 1)
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
         G = float(2.0 * np.sum(np.where(O > 0, O * np.log(O / np.where(E > 0, E, 1.0)), 0.0)))
     dof = (lx - 1) * (ly - 1) * strata_levels

@@ -26,7 +26,13 @@ from scipy.cluster.hierarchy import fcluster, linkage
 
 from evofeat.selection.citests import standardize
 
-__all__ = ["coassociation_distance", "default_n_clusters", "ensemble_groups", "feature_kmeans"]
+__all__ = [
+    "coassociation_distance",
+    "consensus_groups",
+    "default_n_clusters",
+    "ensemble_groups",
+    "feature_kmeans",
+]
 
 #: Tolerance of the cut: a group similarity within this of ``theta`` does not merge.
 _CUT_TOL = 1e-9
@@ -42,7 +48,11 @@ def default_n_clusters(n_features: int) -> int:
 
 
 def feature_kmeans(
-    X: np.ndarray, n_clusters: int, rng: np.random.Generator, *, max_iter: int = 20,
+    X: np.ndarray,
+    n_clusters: int,
+    rng: np.random.Generator,
+    *,
+    max_iter: int = 20,
     absolute: bool = False,
 ) -> np.ndarray:
     """k-means over the columns of ``X`` with correlation as similarity; the cluster of each column.
@@ -152,10 +162,31 @@ def ensemble_groups(
     for t in range(n_runs):
         rows = rng.integers(0, n, size=n) if bootstrap else np.arange(n)
         runs[t] = feature_kmeans(X[rows], k, rng, max_iter=max_iter, absolute=absolute)
-    clock["kmeans"], tic = time.perf_counter() - tic, time.perf_counter()
-    if d == 1:
-        return np.zeros(1, dtype=np.int64)
-    if n_runs == 1:
+    clock["kmeans"] = time.perf_counter() - tic
+    return consensus_groups(runs, theta, timings=clock)
+
+
+def consensus_groups(
+    runs: np.ndarray, theta: float = 0.5, *, timings: dict[str, float] | None = None
+) -> np.ndarray:
+    """Average-linkage consensus of ``m`` partitions (rows of ``runs``), cut where similarity <= ``theta``.
+
+    Merging while the average co-association of two groups exceeds
+    ``theta`` is the flat cut of the average-linkage dendrogram at distance
+    ``1 - theta`` (average linkage has no inversions); a similarity within
+    1e-9 of ``theta`` does not merge. Groups are numbered by their lowest
+    column.
+
+    >>> consensus_groups(np.array([[0, 0, 1, 1], [0, 0, 0, 1], [0, 1, 1, 1]]), 0.5).tolist()
+    [0, 0, 1, 1]
+    """
+    runs = np.atleast_2d(np.asarray(runs))
+    clock = {} if timings is None else timings
+    m, d = runs.shape
+    if d <= 1:
+        return np.zeros(d, dtype=np.int64)
+    tic = time.perf_counter()
+    if m == 1:  # co-association 0/1: the groups are the partition itself
         flat = runs[0]
     else:
         dist = coassociation_distance(runs)
@@ -164,7 +195,6 @@ def ensemble_groups(
         del dist
         flat = fcluster(Z, t=(1.0 - theta) - _CUT_TOL, criterion="distance")
         clock["linkage"] = time.perf_counter() - tic
-    # renumber by first appearance
     _, first, inv = np.unique(flat, return_index=True, return_inverse=True)
     rank = np.empty(first.size, dtype=np.int64)
     rank[np.argsort(first)] = np.arange(first.size)

@@ -67,8 +67,14 @@ class OSFS(StreamingSelector):
     #: Re-test older members against every set, not only those with the newcomer (tests only).
     _recheck_all = False
 
-    def __init__(self, alpha: float = 0.05, test: str = "fisher-z", max_cond_size: int = 3,
-                 variant: str = "textbook", budget: float | int | None = None) -> None:
+    def __init__(
+        self,
+        alpha: float = 0.05,
+        test: str = "fisher-z",
+        max_cond_size: int = 3,
+        variant: str = "textbook",
+        budget: float | int | None = None,
+    ) -> None:
         self.alpha = alpha
         self.test = test
         self.max_cond_size = max_cond_size

@@ -78,8 +78,14 @@ class SAOLA(StreamingSelector):
     feature selection for big data. IEEE ICDM, 660-669 (Algorithm 1).
     """
 
-    def __init__(self, alpha: float = 0.05, delta: float = 0.0, test: str = "fisher-z",
-                 variant: str = "textbook", budget: float | int | None = None) -> None:
+    def __init__(
+        self,
+        alpha: float = 0.05,
+        delta: float = 0.0,
+        test: str = "fisher-z",
+        variant: str = "textbook",
+        budget: float | int | None = None,
+    ) -> None:
         self.alpha = alpha
         self.delta = delta
         self.test = test

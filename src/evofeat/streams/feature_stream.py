@@ -82,7 +82,9 @@ class FeatureStream:
             yield int(j), col.reshape(-1)
 
 
-def feature_stream(X: Any, y: Any, *, historical_fraction: float = 0.8, seed: int | None = 0) -> FeatureStream:
+def feature_stream(
+    X: Any, y: Any, *, historical_fraction: float = 0.8, seed: int | None = 0
+) -> FeatureStream:
     """Split the columns of ``(X, y)`` by the seeded rule of the module docstring.
 
     >>> s = feature_stream(np.zeros((3, 5)), np.array([1, -1, 1]), historical_fraction=0.6, seed=None)
@@ -90,20 +92,33 @@ def feature_stream(X: Any, y: Any, *, historical_fraction: float = 0.8, seed: in
     ([0, 1, 2], [3, 4])
     """
     if not (isinstance(historical_fraction, int | float) and 0.0 <= historical_fraction <= 1.0):
-        raise InputError("bad historical_fraction", expected="a fraction in [0, 1]",
-                         received=repr(historical_fraction), fix="pass historical_fraction=0.8")
+        raise InputError(
+            "bad historical_fraction",
+            expected="a fraction in [0, 1]",
+            received=repr(historical_fraction),
+            fix="pass historical_fraction=0.8",
+        )
     shape = getattr(X, "shape", None)
     if shape is None or len(shape) != 2:
-        raise InputError("X must be 2-D", expected="shape (n_rows, n_features)",
-                         received=f"shape {shape}", fix="pass a matrix of rows by features")
+        raise InputError(
+            "X must be 2-D",
+            expected="shape (n_rows, n_features)",
+            received=f"shape {shape}",
+            fix="pass a matrix of rows by features",
+        )
     y = np.asarray(y)
     if y.shape != (shape[0],):
-        raise InputError("the labels do not match the rows", expected=f"shape ({shape[0]},)",
-                         received=f"shape {y.shape}", fix="pass one label per row")
+        raise InputError(
+            "the labels do not match the rows",
+            expected=f"shape ({shape[0]},)",
+            received=f"shape {y.shape}",
+            fix="pass one label per row",
+        )
     d = int(shape[1])
     perm = np.arange(d) if seed is None else np.random.default_rng(seed).permutation(d)
     n_hist = int(np.floor(historical_fraction * d + 0.5))
     if d >= 1 and historical_fraction > 0:
         n_hist = max(1, n_hist)
-    return FeatureStream(X=X, y=y, historical=np.sort(perm[:n_hist]), arriving=perm[n_hist:].copy(),
-                         seed=seed)
+    return FeatureStream(
+        X=X, y=y, historical=np.sort(perm[:n_hist]), arriving=perm[n_hist:].copy(), seed=seed
+    )

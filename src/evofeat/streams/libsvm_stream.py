@@ -1,0 +1,309 @@
+"""A stream read from a LIBSVM file in chunks, in memory bounded by the chunk, not the file.
+
+Each block of lines is parsed by scikit-learn's
+:func:`~sklearn.datasets.load_svmlight_file`. A first pass over the file
+counts the rows, the largest feature index and the label values; the
+prequential loop then reads the file again, one chunk at a time. Every
+feature is visible in every row (the ``full`` scenario): an index missing
+from a line is the value 0, as in any LIBSVM file.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import itertools
+import os
+import zlib
+from collections.abc import Hashable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
+
+from evofeat.base.errors import InputError
+from evofeat.base.feature_index import FeatureIndex
+from evofeat.datasets.errors import DataFormatError
+from evofeat.datasets.readers import GZIP_MAGIC, libsvm_bad_line
+from evofeat.streams.stream import Chunk
+
+__all__ = ["LibsvmStream"]
+
+#: label values tracked by the first pass; beyond this many, labels are taken as regression targets.
+_MAX_CLASSES = 1024
+_TASKS = ("binary", "multiclass", "regression")
+
+
+@dataclass
+class _Survey:
+    """What the first pass learned about the file."""
+
+    n_rows: int
+    min_index: int
+    max_index: int
+    labels: np.ndarray | None  # the distinct labels (None: more than _MAX_CLASSES)
+    integral: bool
+
+
+class LibsvmStream:
+    """Rows of a LIBSVM file (optionally gzip), streamed in chunks in bounded memory.
+
+    It offers what :func:`evofeat.evaluate.prequential` reads from a
+    :class:`~evofeat.streams.Stream`: ``n_rows``, ``n_features``, ``task``,
+    ``info``, ``y`` (here only the distinct labels, see below),
+    :meth:`internal_columns` and :meth:`chunks`. Memory is a few times one
+    chunk of lines plus the ``n_features`` feature names, whatever the
+    number of rows.
+
+    Parameters
+    ----------
+    path
+        The LIBSVM file; ``.gz`` (or any gzip content) is decompressed on the fly.
+    task
+        ``"binary"``, ``"multiclass"`` or ``"regression"``; default: inferred
+        by the first pass (two label values: binary; integral values:
+        multiclass; otherwise regression).
+    zero_based
+        Whether feature indices start at 0. ``"auto"``: 1-based unless an
+        index 0 appears anywhere in the file (decided once, for the whole
+        file, by the first pass).
+    n_features
+        The number of features (default: the largest index in the file).
+    max_rows
+        Read only the first ``max_rows`` rows (the head of a long stream).
+    lines_per_read
+        Lines parsed at a time by the first pass.
+
+    Attributes
+    ----------
+    n_rows, n_features : int
+        Rows (at most ``max_rows``) and features of the stream.
+    classes : numpy.ndarray
+        The label values as found in the file, in code order: for a binary
+        task ``[negative, positive]`` (the larger value is +1, e.g. 1 of
+        {0, 1}, or 2 of {1, 2}); for multiclass the values coded 0, 1, ...
+        Empty for regression.
+    feature_names : list of str
+        ``f1 .. fd`` for a 1-based file, ``f0 .. f(d-1)`` for a 0-based one
+        (the names :func:`evofeat.datasets.load` gives).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from evofeat.evaluate import prequential
+    >>> from evofeat.linear.pa import PA
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "toy.libsvm"
+    >>> _ = path.write_text("1 1:1\\n0 2:1\\n" * 500)
+    >>> stream = LibsvmStream(path)
+    >>> stream.n_rows, stream.n_features, stream.task, stream.classes.tolist()
+    (1000, 2, 'binary', [0.0, 1.0])
+    >>> prequential(PA(), stream, chunk_rows=128).mistakes
+    1
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, task: str | None = None,
+                 zero_based: bool | str = "auto", n_features: int | None = None, max_rows: int | None = None,
+                 lines_per_read: int = 65536) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(f"{self.path}: no such LIBSVM file")
+        if task is not None and task not in _TASKS:
+            raise InputError("unknown task", expected=" or ".join(_TASKS), received=repr(task),
+                             fix="pass task='binary' or leave it out to infer it")
+        if zero_based not in (True, False, "auto"):
+            raise InputError("zero_based must be True, False or 'auto'", received=repr(zero_based),
+                             fix="pass zero_based='auto'")
+        for label, value in (("n_features", n_features), ("max_rows", max_rows), ("lines_per_read", lines_per_read)):
+            if value is not None and not (isinstance(value, int | np.integer) and value > 0):
+                raise InputError(f"{label} must be a positive integer", received=repr(value),
+                                 fix=f"pass {label}=None for the default")
+        self.name = self.path.name
+        self.max_rows = max_rows
+        self._lines_per_read = int(lines_per_read)
+        survey = self._survey(zero_based is True, n_features)
+        self.zero_based = bool(zero_based) if zero_based != "auto" else survey.min_index == 0
+        offset = 0 if self.zero_based else 1
+        if survey.n_rows == 0:
+            raise DataFormatError(f"{self.path} holds no rows of data. Expected LIBSVM lines "
+                                  "'label index:value ...': check the file.")
+        if n_features is not None and survey.max_index - offset >= n_features:
+            raise DataFormatError(f"{self.path}: feature index {survey.max_index} exceeds the {n_features} "
+                                  "features given as n_features. Fix n_features or the file.")
+        self.n_rows = survey.n_rows
+        self.n_features = int(n_features if n_features is not None else max(1, survey.max_index + 1 - offset))
+        self.feature_names: list[Hashable] = [f"f{j + offset}" for j in range(self.n_features)]
+        self.task = task or _infer_task(survey)
+        self.classes = self._classes(survey)
+        self.info: dict[str, Any] = {"scenario": "full", "source": str(self.path)}
+
+    # ---------------------------------------------------------------- reading
+    def _open(self) -> IO[bytes]:
+        with open(self.path, "rb") as fh:
+            magic = fh.read(2)
+        return gzip.open(self.path, "rb") if magic == GZIP_MAGIC else open(self.path, "rb")
+
+    def _blocks(self, lines_per_block: int, zero_based: bool,
+                n_features: int | None) -> Iterator[tuple[sp.csr_matrix, np.ndarray]]:
+        """Parse the file block by block: ``(X, y)`` of each block (``max_rows`` respected)."""
+        remaining = self.max_rows
+        first_line = 1
+        fh = self._open()
+        try:
+            while remaining is None or remaining > 0:
+                try:
+                    lines = list(itertools.islice(fh, lines_per_block))
+                except (EOFError, OSError, zlib.error) as err:
+                    raise DataFormatError(
+                        f"{self.path}: the compressed stream is cut short or corrupt after line {first_line - 1} "
+                        f"({err}). The file is incomplete: fetch or copy it again.") from err
+                if not lines:
+                    return
+                X, y = self._parse(b"".join(lines), first_line, zero_based, n_features)
+                first_line += len(lines)
+                if remaining is not None:
+                    X, y = X[:remaining], y[:remaining]
+                    remaining -= X.shape[0]
+                if X.shape[0]:
+                    yield X, y
+        finally:
+            fh.close()
+
+    def _parse(self, data: bytes, first_line: int, zero_based: bool,
+               n_features: int | None) -> tuple[sp.csr_matrix, np.ndarray]:
+        def bad(reason: str) -> DataFormatError:
+            found = libsvm_bad_line(data, zero_based=zero_based, n_features=n_features)
+            where = f"{self.path}, line {first_line + found[0] - 1}: {found[1]}" if found else f"{self.path}: {reason}"
+            return DataFormatError(
+                f"{where}. Expected LIBSVM lines 'label index:value ...' with finite numbers and integer "
+                "indices increasing along each line: fix that line.")
+
+        try:
+            X, y = load_svmlight_file(io.BytesIO(data), n_features=n_features, zero_based=zero_based,
+                                      dtype=np.float64)
+        except (ValueError, IndexError, TypeError) as err:
+            raise bad(str(err)) from None
+        X = sp.csr_matrix(X)
+        if not (np.isfinite(X.data).all() and np.isfinite(y).all()):
+            raise bad("a NaN or infinite value")
+        return X, np.asarray(y, dtype=np.float64)
+
+    def _survey(self, zero_based: bool, n_features: int | None) -> _Survey:
+        # Parse 0-based (index 0 allowed) without a width, to find the real index range.
+        n = 0
+        lo, hi = np.iinfo(np.int64).max, -1
+        labels: set[float] | None = set()
+        integral = True
+        for X, y in self._blocks(self._lines_per_read, True, None):
+            n += X.shape[0]
+            if X.nnz:
+                lo, hi = min(lo, int(X.indices.min())), max(hi, int(X.indices.max()))
+            integral = integral and bool(np.all(y == np.round(y)))
+            if labels is not None:
+                labels.update(np.unique(y).tolist())
+                if len(labels) > _MAX_CLASSES:
+                    labels = None
+        found = None if labels is None else np.array(sorted(labels))
+        return _Survey(n, lo if hi >= 0 else 1, max(hi, 0), found, integral)
+
+    def _classes(self, survey: _Survey) -> np.ndarray:
+        if self.task == "regression":
+            return np.zeros(0)
+        found = survey.labels
+        if found is None:
+            raise InputError(f"{self.path}: too many label values for a {self.task} task",
+                             expected=f"at most {_MAX_CLASSES} label values", received="more",
+                             fix="pass task='regression'")
+        if self.task == "binary":
+            for pair in ([-1.0, 1.0], [0.0, 1.0]):
+                if set(found.tolist()) <= set(pair):
+                    return np.array(pair)
+            if found.size != 2:
+                raise InputError(f"{self.path}: a binary task needs two label values", expected="two values "
+                                 "(or only values of {-1, +1} or {0, 1})", received=str(found[:10].tolist()),
+                                 fix="pass task='multiclass' or task='regression'")
+        return found
+
+    def _encode(self, y: np.ndarray) -> np.ndarray:
+        if self.task == "regression":
+            return y
+        codes = np.searchsorted(self.classes, y)
+        if self.task == "binary":
+            return np.where(codes == self.classes.size - 1, 1.0, -1.0)
+        return codes.astype(np.float64)
+
+    # ---------------------------------------------------------------- what the prequential loop reads
+    @property
+    def y(self) -> np.ndarray:
+        """The distinct labels, encoded (-1/+1, class codes), **not one per row**.
+
+        The prequential loop only checks which label values occur; the label
+        of each row comes with its :class:`~evofeat.streams.Chunk`. (For
+        regression: an empty array.)
+        """
+        return self.label_values()
+
+    def label_values(self) -> np.ndarray:
+        """The distinct encoded labels of the stream (empty for regression).
+
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.libsvm"
+        >>> _ = path.write_text("3 1:1\\n7 1:2\\n3 2:1\\n")
+        >>> LibsvmStream(path).label_values().tolist()
+        [-1.0, 1.0]
+        """
+        return self._encode(self.classes.astype(np.float64))
+
+    def internal_columns(self, fi: FeatureIndex) -> tuple[np.ndarray, np.ndarray]:
+        """Register every feature in ``fi``; return ``col_map`` and ``seg_dim`` (one segment).
+
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.libsvm"
+        >>> _ = path.write_text("1 1:1 3:2\\n")
+        >>> col_map, seg_dim = LibsvmStream(path).internal_columns(FeatureIndex())
+        >>> col_map.tolist(), seg_dim.tolist()
+        ([0, 1, 2], [3])
+        """
+        fi.add(self.feature_names)
+        col_map = np.fromiter((fi.get(n) for n in self.feature_names), dtype=np.int64, count=self.n_features)
+        return col_map, np.array([len(fi)], dtype=np.int64)
+
+    def chunks(self, col_map: np.ndarray, seg_dim: np.ndarray, size: int = 65536) -> Iterator[Chunk]:
+        """Yield the rows as :class:`~evofeat.streams.Chunk` blocks of at most ``size`` rows.
+
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.libsvm"
+        >>> _ = path.write_text("1 1:1 3:2\\n-1 2:5\\n1 3:1\\n")
+        >>> s = LibsvmStream(path)
+        >>> [(c.start, c.indices.tolist(), c.seg_rows.tolist()) for c in s.chunks(*s.internal_columns(FeatureIndex()), size=2)]
+        [(0, [0, 2, 1], [0]), (2, [2], [])]
+        """
+        cols = np.sort(col_map[col_map >= 0])
+        width = max(1, int(seg_dim[-1]))
+        start = 0
+        for X, y in self._blocks(int(size), self.zero_based, self.n_features):
+            m = X.shape[0]
+            mapped = sp.csr_matrix((X.data, col_map[X.indices], X.indptr), shape=(m, width))
+            mapped.has_canonical_format = False
+            mapped.sort_indices()
+            first = start == 0
+            yield Chunk(
+                indptr=mapped.indptr.astype(np.int64), indices=mapped.indices.astype(np.int64),
+                data=mapped.data.astype(np.float64), y=self._encode(y),
+                seg_rows=np.zeros(1 if first else 0, dtype=np.int64),
+                seg_indptr=np.array([0, cols.size] if first else [0], dtype=np.int64),
+                seg_cols=cols.astype(np.int64) if first else np.zeros(0, dtype=np.int64),
+                seg_dim=np.asarray(seg_dim[:1] if first else seg_dim[:0], dtype=np.int64), start=start,
+            )
+            start += m
+
+    def __repr__(self) -> str:
+        return f"LibsvmStream({str(self.path)!r}, {self.n_rows} rows x {self.n_features} features, {self.task})"
+
+
+def _infer_task(survey: _Survey) -> str:
+    if survey.labels is not None and survey.labels.size <= 2:
+        return "binary"
+    return "multiclass" if survey.labels is not None and survey.integral else "regression"
