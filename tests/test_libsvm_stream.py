@@ -96,14 +96,14 @@ def test_memory_does_not_grow_with_rows(tmp_path: Path) -> None:
 def test_bad_line_is_named_with_its_line_number(tmp_path: Path) -> None:
     path = write_libsvm(tmp_path / "s.libsvm", 500)
     lines = path.read_text().splitlines()
-    lines[420] = "1 3:0.5 2:1.0"  # non-increasing indices, in the 4th block of 128 lines
+    lines[420] = "1 3:0.5 2:1.0"  # non-increasing indices, several blocks of 2 KiB earlier
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(DataFormatError, match=r"s.libsvm, line 421: indices must increase"):
-        LibsvmStream(path, lines_per_read=128)
+        LibsvmStream(path, block_bytes=2048)
     lines[420] = "1 3:abc"
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(DataFormatError, match=r"line 421: the value in '3:abc' is not a number"):
-        LibsvmStream(path, lines_per_read=128)
+        LibsvmStream(path, block_bytes=2048)
     lines[420] = "1 3:nan"
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(DataFormatError, match=r"line 421: '3:nan' holds a NaN"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -411,6 +412,10 @@ def test_seeded_runs_are_identical_and_clone_works(name: str) -> None:
     b = _stream_fit(clone(SELECTORS[name]()), X, y, 20)
     assert np.array_equal(a.get_support(), b.get_support())
     assert a.get_params() == b.get_params()
+    c = pickle.loads(pickle.dumps(a))  # a pickled selector goes on reading the stream identically
+    a.add_feature(X[:, 0] + X[:, 1])
+    c.add_feature(X[:, 0] + X[:, 1])
+    assert np.array_equal(a.get_support(), c.get_support())
 
 
 @pytest.mark.parametrize("name", ALL)

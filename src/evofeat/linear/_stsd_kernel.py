@@ -104,9 +104,15 @@ def _predict(state, idx, val):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _add(state, idx, val, a, lo, hi):  # type: ignore[no-untyped-def]
-    """``w[c] += a * x[c]`` for the row's columns ``lo <= c < hi`` with ``x[c] != 0``."""
-    v, s = state.v, state.s
+    """``w[c] += a * x[c]`` for the row's columns ``lo <= c < hi`` with ``x[c] != 0``.
+
+    A row that touches fewer coordinates than half the support sifts each in
+    the heap (O(nnz log k)); a denser one rebuilds the heap (O(nnz + k)).
+    The heap's layout never changes a result: it pops in the total order.
+    """
+    v, s, heap, pos, hsize = state.v, state.s, state.heap, state.pos, state.hsize
     inv = a / s[_SCALE]
+    bulk = 2 * idx.shape[0] > hsize[0] + 16
     for k in range(idx.shape[0]):
         c = idx[k]
         if c < lo or c >= hi or val[k] == 0.0:
@@ -114,7 +120,25 @@ def _add(state, idx, val, a, lo, hi):  # type: ignore[no-untyped-def]
         old = v[c]
         v[c] = old + inv * val[k]
         s[_L1] += abs(v[c]) - abs(old)
-        topk_touch(state.heap, state.pos, state.hsize, v, c)
+        if not bulk:
+            topk_touch(heap, pos, hsize, v, c)
+    if bulk:
+        m = 0
+        for i in range(hsize[0]):  # the old support, without the weights that became 0
+            c = heap[i]
+            if v[c] != 0.0:
+                heap[m] = c
+                m += 1
+            else:
+                pos[c] = -1
+        for k in range(idx.shape[0]):  # the new support
+            c = idx[k]
+            if pos[c] < 0 and v[c] != 0.0:
+                heap[m] = c
+                pos[c] = m
+                m += 1
+        hsize[0] = m
+        topk_heapify(heap, pos, hsize, v)
 
 
 @nb.njit(cache=True)

@@ -41,8 +41,12 @@ class OFSState(NamedTuple):
     cand: np.ndarray  # the entries of the row outside the support (scratch)
     hsize: np.ndarray  # [support size]
     s: np.ndarray  # [scale, ||v||^2]: w = scale * v
-    n: np.ndarray  # [B, features seen, visible count, rows learned, seed, RAND set size, RAND draws]
-    p: np.ndarray  # [mode, lr, l2, radius, budget, budget_count (-1: none), epsilon, zero score is a mistake]
+    n: (
+        np.ndarray
+    )  # [B, features seen, visible count, rows learned, seed, RAND set size, RAND draws]
+    p: (
+        np.ndarray
+    )  # [mode, lr, l2, radius, budget, budget_count (-1: none), epsilon, zero score is a mistake]
 
 
 @nb.njit(cache=True)
@@ -132,7 +136,9 @@ def _score(state, idx, val):  # type: ignore[no-untyped-def]
     t = state.n[_N_T]
     if not explores(state.n[_N_SEED], t, state.p[_P_EPS]):
         return state.s[0] * dot(state.v, idx, val)
-    k = mark_random(state.flag, state.pick, state.vis, state.n[_N_VIS], state.n[_N_B], state.n[_N_SEED], t)
+    k = mark_random(
+        state.flag, state.pick, state.vis, state.n[_N_VIS], state.n[_N_B], state.n[_N_SEED], t
+    )
     s = state.s[0] * masked_dot(state.v, state.flag, idx, val)
     clear_marks(state.flag, state.pick, k)
     return s
@@ -172,17 +178,29 @@ def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
 @nb.njit(cache=True)
 def _learn_partial(state, idx, val, y):  # type: ignore[no-untyped-def]
     """OFS_P: OFS's step on the importance-weighted observed row (the draw of the prediction)."""
-    t, m, B, eps, seed = state.n[_N_T], state.n[_N_VIS], state.n[_N_B], state.p[_P_EPS], state.n[_N_SEED]
+    t, m, B, eps, seed = (
+        state.n[_N_T],
+        state.n[_N_VIS],
+        state.n[_N_B],
+        state.p[_P_EPS],
+        state.n[_N_SEED],
+    )
     explore = explores(seed, t, eps)
     k = mark_random(state.flag, state.pick, state.vis, m, B, seed, t) if explore else 0
-    margin = y * state.s[0] * (masked_dot(state.v, state.flag, idx, val) if explore else dot(state.v, idx, val))
+    margin = (
+        y
+        * state.s[0]
+        * (masked_dot(state.v, state.flag, idx, val) if explore else dot(state.v, idx, val))
+    )
     _shrink(state, 1.0 - state.p[_P_LR] * state.p[_P_L2])
     if margin <= 1.0:
         q_explore = eps * min(1.0, B / m) if m > 0 else 0.0
         for j in range(idx.shape[0]):
             held = state.v[idx[j]] != 0.0  # in w_t's support
             seen = (state.flag[idx[j]] != 0) if explore else held
-            state.dw[j] = state.p[_P_LR] * y * val[j] / (q_explore + (1.0 - eps) * held) if seen else 0.0
+            state.dw[j] = (
+                state.p[_P_LR] * y * val[j] / (q_explore + (1.0 - eps) * held) if seen else 0.0
+            )
         _step(state, idx)
     clear_marks(state.flag, state.pick, k)
     state.n[_N_T] = t + 1
@@ -198,7 +216,9 @@ def _visible(state, cols, dim):  # type: ignore[no-untyped-def]
     if mode == _OFSP:
         state.vis[: cols.shape[0]] = cols
         n[_N_VIS] = cols.shape[0]
-    elif mode == _RAND and n[_N_B] > n[_N_SEL]:  # fill the open slots from the unselected visible features
+    elif (
+        mode == _RAND and n[_N_B] > n[_N_SEL]
+    ):  # fill the open slots from the unselected visible features
         m = 0
         for c in cols:
             if state.flag[c] == 0:
@@ -215,7 +235,7 @@ def _visible(state, cols, dim):  # type: ignore[no-untyped-def]
 register_kernel(OFSState, _predict, _learn, _visible)
 
 
-def _require(ok: bool, message: str, expected: str, received: Any, fix: str) -> None:
+def _require(ok: object, message: str, expected: str, received: Any, fix: str) -> None:
     if not ok:
         raise InputError(message, expected=expected, received=repr(received), fix=fix)
 
@@ -234,18 +254,40 @@ class _Budgeted(OnlineLearner):
     zero_score: str
 
     def _check_params(self) -> None:
-        _require(_real(self.budget) and 0 < self.budget <= 1, "budget must be a fraction of the features",
-                 "a number in (0, 1]", self.budget, "pass budget=0.1, or budget_count=B for a count")
-        _require(self.budget_count is None or (isinstance(self.budget_count, int | np.integer)
-                                               and not isinstance(self.budget_count, bool)
-                                               and self.budget_count >= 1),
-                 "budget_count must be a number of features", "None or an integer >= 1", self.budget_count,
-                 "pass budget_count=None to use the fraction budget")
-        _require(self.zero_score in _ZERO_SCORE, "unknown zero_score", "'mistake' or 'negative'",
-                 self.zero_score, "pass zero_score='mistake'")
+        _require(
+            _real(self.budget) and 0 < self.budget <= 1,
+            "budget must be a fraction of the features",
+            "a number in (0, 1]",
+            self.budget,
+            "pass budget=0.1, or budget_count=B for a count",
+        )
+        _require(
+            self.budget_count is None
+            or (
+                isinstance(self.budget_count, int | np.integer)
+                and not isinstance(self.budget_count, bool)
+                and self.budget_count >= 1
+            ),
+            "budget_count must be a number of features",
+            "None or an integer >= 1",
+            self.budget_count,
+            "pass budget_count=None to use the fraction budget",
+        )
+        _require(
+            self.zero_score in _ZERO_SCORE,
+            "unknown zero_score",
+            "'mistake' or 'negative'",
+            self.zero_score,
+            "pass zero_score='mistake'",
+        )
         seed = getattr(self, "seed", 0)
-        _require(isinstance(seed, int | np.integer) and not isinstance(seed, bool) and 0 <= seed < 2**63,
-                 "seed must be a non-negative integer", "an int >= 0", seed, "pass seed=0")
+        _require(
+            isinstance(seed, int | np.integer) and not isinstance(seed, bool) and 0 <= seed < 2**63,
+            "seed must be a non-negative integer",
+            "an int >= 0",
+            seed,
+            "pass seed=0",
+        )
 
     def _params(self) -> list[float]:
         """``[lr, l2, radius, epsilon]`` of the kernel (the perceptron baselines use none)."""
@@ -254,13 +296,29 @@ class _Budgeted(OnlineLearner):
     def _make_state(self, capacity: int) -> OFSState:
         lr, l2, radius, eps = self._params()
         count = -1.0 if self.budget_count is None else float(self.budget_count)
-        p = [self._mode, lr, l2, radius, float(self.budget), count, eps, _ZERO_SCORE[self.zero_score]]
+        p = [
+            self._mode,
+            lr,
+            l2,
+            radius,
+            float(self.budget),
+            count,
+            eps,
+            _ZERO_SCORE[self.zero_score],
+        ]
         return OFSState(
-            v=np.zeros(capacity), heap=np.zeros(capacity, np.int64), pos=np.full(capacity, -1, np.int64),
-            flag=np.zeros(capacity, np.int8), vis=np.zeros(capacity, np.int64),
-            pick=np.zeros(capacity, np.int64), dw=np.zeros(capacity), cand=np.zeros(capacity, np.int64),
-            hsize=np.zeros(1, np.int64), s=np.array([1.0, 0.0]),
-            n=np.array([0, 0, 0, 0, int(getattr(self, "seed", 0)), 0, 0], np.int64), p=np.array(p),
+            v=np.zeros(capacity),
+            heap=np.zeros(capacity, np.int64),
+            pos=np.full(capacity, -1, np.int64),
+            flag=np.zeros(capacity, np.int8),
+            vis=np.zeros(capacity, np.int64),
+            pick=np.zeros(capacity, np.int64),
+            dw=np.zeros(capacity),
+            cand=np.zeros(capacity, np.int64),
+            hsize=np.zeros(1, np.int64),
+            s=np.array([1.0, 0.0]),
+            n=np.array([0, 0, 0, 0, int(getattr(self, "seed", 0)), 0, 0], np.int64),
+            p=np.array(p),
         )
 
     def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
@@ -295,17 +353,36 @@ class _Step(_Budgeted):
 
     def _check_params(self) -> None:
         super()._check_params()
-        _require(_real(self.lr) and self.lr > 0, "lr must be positive", "a finite number > 0", self.lr,
-                 "pass lr=0.2")
-        _require(_real(self.l2) and self.l2 >= 0 and self.lr * self.l2 < 1, "l2 must be in [0, 1/lr)",
-                 "a number with 0 <= l2 * lr < 1", self.l2, "pass l2=0.01")
-        _require(self.radius is None or (_real(self.radius) and self.radius > 0), "radius must be positive",
-                 "None (1 / sqrt(l2)) or a number > 0", self.radius, "pass radius=None")
+        _require(
+            _real(self.lr) and self.lr > 0,
+            "lr must be positive",
+            "a finite number > 0",
+            self.lr,
+            "pass lr=0.2",
+        )
+        _require(
+            _real(self.l2) and self.l2 >= 0 and self.lr * self.l2 < 1,
+            "l2 must be in [0, 1/lr)",
+            "a number with 0 <= l2 * lr < 1",
+            self.l2,
+            "pass l2=0.01",
+        )
+        _require(
+            self.radius is None or (_real(self.radius) and self.radius > 0),
+            "radius must be positive",
+            "None (1 / sqrt(l2)) or a number > 0",
+            self.radius,
+            "pass radius=None",
+        )
 
     def _params(self) -> list[float]:
         default = 1.0 / math.sqrt(self.l2) if self.l2 > 0 else math.inf
-        return [float(self.lr), float(self.l2), default if self.radius is None else float(self.radius),
-                float(getattr(self, "epsilon", 0.0))]
+        return [
+            float(self.lr),
+            float(self.l2),
+            default if self.radius is None else float(self.radius),
+            float(getattr(self, "epsilon", 0.0)),
+        ]
 
 
 _COMMON_DOC = """
@@ -363,9 +440,9 @@ class OFS(_Step):
     >>> ds = load("german", preprocess="unit-norm")
     >>> model = OFS()
     >>> prequential(model, full(ds.X, ds.y, ds.feature_names)).mistakes
-    0
-    >>> model.budget_, len(model.selected_features_)
-    (2, 2)
+    301
+    >>> model.budget_, model.selected_features_
+    (2, ['f10', 'f4'])
 
     References
     ----------
@@ -375,8 +452,15 @@ class OFS(_Step):
 
     _mode = _OFS
 
-    def __init__(self, lr: float = 0.2, l2: float = 0.01, budget: float = 0.1, budget_count: int | None = None,
-                 radius: float | None = None, zero_score: str = "mistake") -> None:
+    def __init__(
+        self,
+        lr: float = 0.2,
+        l2: float = 0.01,
+        budget: float = 0.1,
+        budget_count: int | None = None,
+        radius: float | None = None,
+        zero_score: str = "mistake",
+    ) -> None:
         self.lr = lr
         self.l2 = l2
         self.budget = budget
@@ -403,7 +487,7 @@ class PETrun(_Budgeted):
     >>> from evofeat.evaluate import prequential
     >>> ds = load("german", preprocess="unit-norm")
     >>> prequential(PETrun(), full(ds.X, ds.y, ds.feature_names)).mistakes
-    0
+    390
 
     References
     ----------
@@ -413,7 +497,9 @@ class PETrun(_Budgeted):
 
     _mode = _PE
 
-    def __init__(self, budget: float = 0.1, budget_count: int | None = None, zero_score: str = "mistake") -> None:
+    def __init__(
+        self, budget: float = 0.1, budget_count: int | None = None, zero_score: str = "mistake"
+    ) -> None:
         self.budget = budget
         self.budget_count = budget_count
         self.zero_score = zero_score
@@ -440,7 +526,7 @@ class RAND(_Budgeted):
     >>> from evofeat.evaluate import prequential
     >>> ds = load("german", preprocess="unit-norm")
     >>> prequential(RAND(seed=1), full(ds.X, ds.y, ds.feature_names)).mistakes
-    0
+    373
 
     References
     ----------
@@ -450,8 +536,13 @@ class RAND(_Budgeted):
 
     _mode = _RAND
 
-    def __init__(self, budget: float = 0.1, budget_count: int | None = None, seed: int = 0,
-                 zero_score: str = "mistake") -> None:
+    def __init__(
+        self,
+        budget: float = 0.1,
+        budget_count: int | None = None,
+        seed: int = 0,
+        zero_score: str = "mistake",
+    ) -> None:
         self.budget = budget
         self.budget_count = budget_count
         self.seed = seed
@@ -496,7 +587,7 @@ class OFSP(_Step):
     >>> from evofeat.evaluate import prequential
     >>> ds = load("german", preprocess="unit-norm")
     >>> prequential(OFSP(seed=1), full(ds.X, ds.y, ds.feature_names)).mistakes
-    0
+    495
 
     References
     ----------
@@ -506,9 +597,17 @@ class OFSP(_Step):
 
     _mode = _OFSP
 
-    def __init__(self, lr: float = 0.2, l2: float = 0.01, budget: float = 0.1, budget_count: int | None = None,
-                 radius: float | None = None, epsilon: float = 0.2, seed: int = 0,
-                 zero_score: str = "mistake") -> None:
+    def __init__(
+        self,
+        lr: float = 0.2,
+        l2: float = 0.01,
+        budget: float = 0.1,
+        budget_count: int | None = None,
+        radius: float | None = None,
+        epsilon: float = 0.2,
+        seed: int = 0,
+        zero_score: str = "mistake",
+    ) -> None:
         self.lr = lr
         self.l2 = l2
         self.budget = budget
@@ -520,8 +619,13 @@ class OFSP(_Step):
 
     def _check_params(self) -> None:
         super()._check_params()
-        _require(_real(self.epsilon) and 0 < self.epsilon <= 1, "epsilon must be a probability",
-                 "a number in (0, 1]", self.epsilon, "pass epsilon=0.2")
+        _require(
+            _real(self.epsilon) and 0 < self.epsilon <= 1,
+            "epsilon must be a probability",
+            "a number in (0, 1]",
+            self.epsilon,
+            "pass epsilon=0.2",
+        )
 
 
 def _truncate_reference(w: np.ndarray, B: int) -> None:
@@ -532,9 +636,20 @@ def _truncate_reference(w: np.ndarray, B: int) -> None:
         w[drop] = 0.0
 
 
-def ofs_reference(X: np.ndarray, y: np.ndarray, algorithm: str = "ofs", *, lr: float = 0.2, l2: float = 0.01,
-                  budget: float = 0.1, budget_count: int | None = None, radius: float | None = None,
-                  epsilon: float = 0.2, seed: int = 0, zero_score: str = "mistake") -> np.ndarray:
+def ofs_reference(
+    X: np.ndarray,
+    y: np.ndarray,
+    algorithm: str = "ofs",
+    *,
+    lr: float = 0.2,
+    l2: float = 0.01,
+    budget: float = 0.1,
+    budget_count: int | None = None,
+    radius: float | None = None,
+    epsilon: float = 0.2,
+    seed: int = 0,
+    zero_score: str = "mistake",
+) -> np.ndarray:
     """Plain-NumPy OFS, PE_trun, RAND or OFS_P over a dense stream (NaN = absent).
 
     Straight from the pseudo-code with ``w`` a plain vector (O(d) per row); the

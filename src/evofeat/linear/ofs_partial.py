@@ -29,7 +29,14 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["clear_marks", "draw_uniform", "explores", "mark_random", "masked_dot", "observed_reference"]
+__all__ = [
+    "clear_marks",
+    "draw_uniform",
+    "explores",
+    "mark_random",
+    "masked_dot",
+    "observed_reference",
+]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -95,8 +102,9 @@ def masked_dot(w, flag, idx, val):  # type: ignore[no-untyped-def]
     return s
 
 
-def observed_reference(w: np.ndarray, visible: np.ndarray, B: int, epsilon: float, *, seed: int,
-                       t: int) -> set[int]:
+def observed_reference(
+    w: np.ndarray, visible: np.ndarray, B: int, epsilon: float, *, seed: int, t: int
+) -> set[int]:
     """The attributes OFS_P requests in row ``t`` (plain Python; ``visible`` sorted).
 
     Exploration (probability ``epsilon``): a uniform ``min(B, d)``-subset of

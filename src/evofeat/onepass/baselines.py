@@ -41,14 +41,15 @@ def folds(y: np.ndarray, cv: int, seed: int | None) -> StratifiedKFold:
 
 def tuned_logistic(
     X: np.ndarray, y: np.ndarray, Cs: Sequence[float], cv: int, seed: int | None
-) -> tuple[OneVsRestClassifier, np.ndarray]:
-    """One-vs-rest LIBLINEAR L2 logistic regression, ``C`` picked by ``cv``-fold accuracy.
+) -> tuple[LogisticRegression | OneVsRestClassifier, np.ndarray]:
+    """LIBLINEAR L2 logistic regression, ``C`` picked by ``cv``-fold accuracy.
 
-    Returns the model refitted on all rows with the best ``C`` (the first of
-    the best, as GridSearchCV) and the out-of-fold class probabilities of
-    that ``C`` (rows of ``X``, columns of ``np.unique(y)``), which OPIDe
-    uses to choose its mixing weight without refitting. With two classes
-    one-vs-rest fits a single model: the plain binary classifier.
+    Binary: one logistic regression; more classes: one-vs-rest (LIBLINEAR's
+    own multiclass scheme, which scikit-learn now asks to spell out). Returns
+    the model refitted on all rows with the best ``C`` (the first of the
+    best, as GridSearchCV) and the out-of-fold class probabilities of that
+    ``C`` (rows of ``X``, columns of ``np.unique(y)``), which OPIDe uses to
+    choose its mixing weight without refitting.
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 3)); y = (X[:, 0] > 0).astype(int)
@@ -56,10 +57,12 @@ def tuned_logistic(
     >>> print(f"{model.score(X, y):.2f}", oof.shape)
     0.98 (60, 2)
     """
-    def model(C: float) -> OneVsRestClassifier:
-        return OneVsRestClassifier(LogisticRegression(solver="liblinear", C=float(C), random_state=seed))
-
     classes = np.unique(y)
+
+    def model(C: float) -> LogisticRegression | OneVsRestClassifier:
+        lr = LogisticRegression(solver="liblinear", C=float(C), random_state=seed)
+        return lr if classes.size == 2 else OneVsRestClassifier(lr)
+
     oof = np.zeros((len(Cs), X.shape[0], classes.size))
     correct = np.zeros(len(Cs))
     # inputs are checked once by the caller: skip scikit-learn's per-fit re-validation
@@ -70,7 +73,8 @@ def tuned_logistic(
                 cols = np.searchsorted(classes, fitted.classes_)
                 oof[k][np.ix_(test, cols)] = fitted.predict_proba(X[test])
                 correct[k] += np.mean(fitted.classes_[oof[k][test][:, cols].argmax(1)] == y[test])
-        return model(Cs[int(np.argmax(correct))]).fit(X, y), oof[int(np.argmax(correct))]
+        best = int(np.argmax(correct))
+        return model(Cs[best]).fit(X, y), oof[best]
 
 
 class _LogisticBaseline(ClassifierMixin, BaseEstimator):
@@ -133,8 +137,8 @@ class SVM(_LogisticBaseline):
 
     Attributes
     ----------
-    model_ : sklearn.multiclass.OneVsRestClassifier
-        The refitted logistic regression.
+    model_ : LogisticRegression or OneVsRestClassifier
+        The refitted logistic regression (one-vs-rest for more than two classes).
     classes_ : numpy.ndarray
         Labels seen in fit.
 

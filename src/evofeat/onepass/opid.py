@@ -139,7 +139,7 @@ class OPIDe(_OnePass):
     ----------
     coef_cstage_ : numpy.ndarray
         ``W_s*`` (``d_s x c``), the C-stage model on the survived features.
-    model_s_, model_bar_ : sklearn.multiclass.OneVsRestClassifier
+    model_s_, model_bar_ : LogisticRegression or OneVsRestClassifier
         The logistic regressions on ``Z`` and on ``[Z, X_a]``.
     weights_ : tuple of float
         ``(w_1, w_2)``.

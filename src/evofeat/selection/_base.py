@@ -173,7 +173,15 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
 
     # ------------------------------------------------------------------ subclass hooks
     def _check_params(self) -> None:
-        """Validate the constructor parameters (raise :class:`InputError`)."""
+        """Validate the constructor parameters (raise :class:`InputError`).
+
+        Checks the shared ones here (``alpha``, ``variant``, where a selector has
+        them); subclasses extend it.
+        """
+        if hasattr(self, "alpha"):
+            check_range("alpha", self.alpha, 0.0, 1.0, open_lo=True)
+        if hasattr(self, "variant"):
+            check_choice("variant", self.variant, ("textbook", "lofs"))
 
     def _init_state(self) -> None:
         """Build the empty state once ``y_`` is known."""

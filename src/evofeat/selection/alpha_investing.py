@@ -7,7 +7,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from evofeat.selection._base import ColumnBuffer, StreamingSelector, check_choice, check_range
+from evofeat.selection._base import ColumnBuffer, StreamingSelector, check_range
 
 __all__ = ["AlphaInvesting"]
 
@@ -77,9 +77,9 @@ class AlphaInvesting(StreamingSelector):
         self.budget = budget
 
     def _check_params(self) -> None:
+        super()._check_params()
         check_range("wealth", self.wealth, 0.0, np.inf, open_lo=True)
         check_range("payout", self.payout, 0.0, np.inf)
-        check_choice("variant", self.variant, ("textbook", "lofs"))
 
     def _init_state(self) -> None:
         n = self.n_rows_

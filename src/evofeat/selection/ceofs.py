@@ -46,7 +46,8 @@ class CEOFS(StreamingSelector):
     Parameters
     ----------
     n_runs
-        Size of the clustering ensemble (the paper's m; "集成次數為10次").
+        Size of the clustering ensemble (the paper's m; "集成次數為10次");
+        None: 10 (CEOFS), 1 (COFS).
     n_clusters
         k of the feature k-means; None: ``ceil(sqrt(d_historical))`` (the
         paper does not state k).
@@ -66,7 +67,8 @@ class CEOFS(StreamingSelector):
     test
         ``"fisher-z"`` (continuous data) or ``"mi"`` (discrete data).
     bootstrap
-        Draw each run's rows with replacement (the ensemble's bagging).
+        Draw each run's rows with replacement (the ensemble's bagging);
+        None: True (CEOFS), False (COFS).
     max_iter
         Rounds of the feature k-means.
     absolute
@@ -109,14 +111,14 @@ class CEOFS(StreamingSelector):
 
     def __init__(
         self,
-        n_runs: int = 10,
+        n_runs: int | None = None,
         n_clusters: int | None = None,
         theta: float = 0.5,
         theta2: float = 0.5,
         theta3: float = 0.0,
         alpha: float = 0.05,
         test: str = "fisher-z",
-        bootstrap: bool = True,
+        bootstrap: bool | None = None,
         max_iter: int = 20,
         absolute: bool = False,
         budget: float | int | None = None,
@@ -135,14 +137,18 @@ class CEOFS(StreamingSelector):
         self.budget = budget
         self.seed = seed
 
+    #: ``n_runs`` and ``bootstrap`` when they are None.
+    _default_runs, _default_bootstrap = 10, True
+
     def _check_params(self) -> None:
-        check_range("n_runs", self.n_runs, 1, 10_000, integer=True)
+        super()._check_params()
+        if self.n_runs is not None:
+            check_range("n_runs", self.n_runs, 1, 10_000, integer=True)
         if self.n_clusters is not None:
             check_range("n_clusters", self.n_clusters, 1, np.inf, integer=True)
         check_range("theta", self.theta, 0.0, 1.0)
         check_range("theta2", self.theta2, 0.0, np.inf)
         check_range("theta3", self.theta3, 0.0, np.inf)
-        check_range("alpha", self.alpha, 0.0, 1.0, open_lo=True)
         check_range("max_iter", self.max_iter, 1, 10_000, integer=True)
         check_choice("test", self.test, ("fisher-z", "mi"))
 
@@ -180,10 +186,10 @@ class CEOFS(StreamingSelector):
         rng = np.random.default_rng(self.seed)
         groups = ensemble_groups(
             X,
-            n_runs=self.n_runs,
+            n_runs=self._default_runs if self.n_runs is None else self.n_runs,
             n_clusters=self.n_clusters,
             theta=self.theta,
-            bootstrap=self.bootstrap,
+            bootstrap=self._default_bootstrap if self.bootstrap is None else bool(self.bootstrap),
             max_iter=self.max_iter,
             absolute=self.absolute,
             rng=rng,
@@ -248,8 +254,8 @@ class COFS(CEOFS):
     """COFS: CEOFS without the ensemble (one k-means run on all historical rows).
 
     The paper's non-ensemble baseline: the groups are the clusters of a single
-    feature k-means run (``n_runs=1``, ``bootstrap=False``); the online phase
-    is CEOFS's. Parameters as :class:`CEOFS`.
+    feature k-means run (``n_runs`` and ``bootstrap`` default to 1 and False);
+    the online phase is CEOFS's. Parameters as :class:`CEOFS`.
 
     Examples
     --------
@@ -262,32 +268,4 @@ class COFS(CEOFS):
     4 2
     """
 
-    def __init__(
-        self,
-        n_runs: int = 1,
-        n_clusters: int | None = None,
-        theta: float = 0.5,
-        theta2: float = 0.5,
-        theta3: float = 0.0,
-        alpha: float = 0.05,
-        test: str = "fisher-z",
-        bootstrap: bool = False,
-        max_iter: int = 20,
-        absolute: bool = False,
-        budget: float | int | None = None,
-        seed: int | None = 0,
-    ) -> None:
-        super().__init__(
-            n_runs=n_runs,
-            n_clusters=n_clusters,
-            theta=theta,
-            theta2=theta2,
-            theta3=theta3,
-            alpha=alpha,
-            test=test,
-            bootstrap=bootstrap,
-            max_iter=max_iter,
-            absolute=absolute,
-            budget=budget,
-            seed=seed,
-        )
+    _default_runs, _default_bootstrap = 1, False

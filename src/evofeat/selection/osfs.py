@@ -82,10 +82,9 @@ class OSFS(StreamingSelector):
         self.budget = budget
 
     def _check_params(self) -> None:
-        check_range("alpha", self.alpha, 0.0, 1.0, open_lo=True)
+        super()._check_params()
         check_choice("test", self.test, ("fisher-z", "g2"))
         check_range("max_cond_size", self.max_cond_size, 0, 64, integer=True)
-        check_choice("variant", self.variant, ("textbook", "lofs"))
 
     def _init_state(self) -> None:
         self.selected_: list[int] = []

@@ -93,10 +93,9 @@ class SAOLA(StreamingSelector):
         self.budget = budget
 
     def _check_params(self) -> None:
-        check_range("alpha", self.alpha, 0.0, 1.0, open_lo=True)
+        super()._check_params()
         check_range("delta", self.delta, 0.0, 1.0)
         check_choice("test", self.test, ("fisher-z", "mi"))
-        check_choice("variant", self.variant, ("textbook", "lofs"))
 
     def _init_state(self) -> None:
         self.selected_: list[int] = []

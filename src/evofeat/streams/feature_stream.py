@@ -17,6 +17,7 @@ columns historical, the rest arriving left to right).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,7 @@ import scipy.sparse as sp
 
 from evofeat.base.errors import InputError
 
-__all__ = ["FeatureStream", "feature_stream"]
+__all__ = ["FeatureStream", "Selection", "feature_stream", "run_selector"]
 
 
 @dataclass(frozen=True)
@@ -122,3 +123,49 @@ def feature_stream(
     return FeatureStream(
         X=X, y=y, historical=np.sort(perm[:n_hist]), arriving=perm[n_hist:].copy(), seed=seed
     )
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a selector chose on a feature stream, and how long each phase took.
+
+    Attributes
+    ----------
+    columns
+        Original indices of the selected columns (in the order read).
+    fit_seconds
+        Time of ``fit`` on the historical block.
+    online_seconds
+        Time of ``add_feature`` over all arriving columns.
+    """
+
+    columns: np.ndarray
+    fit_seconds: float
+    online_seconds: float
+
+
+def run_selector(selector: Any, stream: FeatureStream, rows: np.ndarray | None = None) -> Selection:
+    """Fit ``selector`` on the historical block, feed the arriving columns one by one.
+
+    ``rows`` restricts everything to those rows (a training fold). The
+    selector needs ``fit(X, y)``, ``add_feature(x)`` and
+    ``get_support(indices=True)`` (the :mod:`evofeat.selection` selectors).
+
+    >>> from evofeat.selection import SAOLA
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 10)); y = np.where(X[:, 7] > 0, 1, -1)
+    >>> run_selector(SAOLA(), feature_stream(X, y, seed=1)).columns.tolist()
+    [7]
+    """
+    idx = np.arange(stream.y.shape[0]) if rows is None else np.asarray(rows)
+    X = stream.X
+    tic = time.perf_counter()
+    selector.fit(X[np.ix_(idx, stream.historical)], stream.y[idx])
+    fit_seconds = time.perf_counter() - tic
+    tic = time.perf_counter()
+    for j in stream.arriving:
+        col = X[idx, j]
+        selector.add_feature(col.toarray().ravel() if hasattr(col, "toarray") else col)
+    online_seconds = time.perf_counter() - tic
+    chosen = stream.order[selector.get_support(indices=True)]
+    return Selection(columns=chosen, fit_seconds=fit_seconds, online_seconds=online_seconds)

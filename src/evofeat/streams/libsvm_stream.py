@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import itertools
 import os
 import zlib
 from collections.abc import Hashable, Iterator
@@ -54,8 +53,8 @@ class LibsvmStream:
     It offers what :func:`evofeat.evaluate.prequential` reads from a
     :class:`~evofeat.streams.Stream`: ``n_rows``, ``n_features``, ``task``,
     ``info``, ``y`` (here only the distinct labels, see below),
-    :meth:`internal_columns` and :meth:`chunks`. Memory is a few times one
-    chunk of lines plus the ``n_features`` feature names, whatever the
+    :meth:`internal_columns` and :meth:`chunks`. Memory is a few times
+    ``block_bytes`` plus the ``n_features`` feature names, whatever the
     number of rows.
 
     Parameters
@@ -74,8 +73,9 @@ class LibsvmStream:
         The number of features (default: the largest index in the file).
     max_rows
         Read only the first ``max_rows`` rows (the head of a long stream).
-    lines_per_read
-        Lines parsed at a time by the first pass.
+    block_bytes
+        Bytes of text read and parsed at a time (whole lines; a longer line
+        is read whole). Memory is a few times this, whatever ``n_rows``.
 
     Attributes
     ----------
@@ -106,7 +106,7 @@ class LibsvmStream:
 
     def __init__(self, path: str | os.PathLike[str], *, task: str | None = None,
                  zero_based: bool | str = "auto", n_features: int | None = None, max_rows: int | None = None,
-                 lines_per_read: int = 65536) -> None:
+                 block_bytes: int = 4 << 20) -> None:
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(f"{self.path}: no such LIBSVM file")
@@ -116,13 +116,13 @@ class LibsvmStream:
         if zero_based not in (True, False, "auto"):
             raise InputError("zero_based must be True, False or 'auto'", received=repr(zero_based),
                              fix="pass zero_based='auto'")
-        for label, value in (("n_features", n_features), ("max_rows", max_rows), ("lines_per_read", lines_per_read)):
+        for label, value in (("n_features", n_features), ("max_rows", max_rows), ("block_bytes", block_bytes)):
             if value is not None and not (isinstance(value, int | np.integer) and value > 0):
                 raise InputError(f"{label} must be a positive integer", received=repr(value),
                                  fix=f"pass {label}=None for the default")
         self.name = self.path.name
         self.max_rows = max_rows
-        self._lines_per_read = int(lines_per_read)
+        self._block_bytes = int(block_bytes)
         survey = self._survey(zero_based is True, n_features)
         self.zero_based = bool(zero_based) if zero_based != "auto" else survey.min_index == 0
         offset = 0 if self.zero_based else 1
@@ -145,31 +145,45 @@ class LibsvmStream:
             magic = fh.read(2)
         return gzip.open(self.path, "rb") if magic == GZIP_MAGIC else open(self.path, "rb")
 
-    def _blocks(self, lines_per_block: int, zero_based: bool,
-                n_features: int | None) -> Iterator[tuple[sp.csr_matrix, np.ndarray]]:
-        """Parse the file block by block: ``(X, y)`` of each block (``max_rows`` respected)."""
-        remaining = self.max_rows
+    def _texts(self) -> Iterator[tuple[bytes, int]]:
+        """The file as blocks of whole lines of about ``block_bytes``: ``(text, first line number)``."""
         first_line = 1
-        fh = self._open()
-        try:
-            while remaining is None or remaining > 0:
+        carry = b""
+        with self._open() as fh:
+            while True:
                 try:
-                    lines = list(itertools.islice(fh, lines_per_block))
+                    buf = fh.read(self._block_bytes)
                 except (EOFError, OSError, zlib.error) as err:
                     raise DataFormatError(
                         f"{self.path}: the compressed stream is cut short or corrupt after line {first_line - 1} "
                         f"({err}). The file is incomplete: fetch or copy it again.") from err
-                if not lines:
+                if not buf:
+                    if carry.strip():
+                        yield carry, first_line
                     return
-                X, y = self._parse(b"".join(lines), first_line, zero_based, n_features)
-                first_line += len(lines)
-                if remaining is not None:
-                    X, y = X[:remaining], y[:remaining]
-                    remaining -= X.shape[0]
-                if X.shape[0]:
-                    yield X, y
-        finally:
-            fh.close()
+                buf = carry + buf
+                cut = buf.rfind(b"\n") + 1
+                if cut == 0:  # a line longer than a block: read on
+                    carry = buf
+                    continue
+                text, carry = buf[:cut], buf[cut:]
+                del buf
+                yield text, first_line
+                first_line += text.count(b"\n")
+
+    def _blocks(self, zero_based: bool, n_features: int | None) -> Iterator[tuple[sp.csr_matrix, np.ndarray]]:
+        """Parse the file block by block: ``(X, y)`` of each block (``max_rows`` respected)."""
+        remaining = self.max_rows
+        for text, first_line in self._texts():
+            X, y = self._parse(text, first_line, zero_based, n_features)
+            del text
+            if remaining is not None:
+                X, y = X[:remaining], y[:remaining]
+                remaining -= X.shape[0]
+            if X.shape[0]:
+                yield X, y
+            if remaining == 0:
+                return
 
     def _parse(self, data: bytes, first_line: int, zero_based: bool,
                n_features: int | None) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -196,7 +210,7 @@ class LibsvmStream:
         lo, hi = np.iinfo(np.int64).max, -1
         labels: set[float] | None = set()
         integral = True
-        for X, y in self._blocks(self._lines_per_read, True, None):
+        for X, y in self._blocks(True, None):
             n += X.shape[0]
             if X.nnz:
                 lo, hi = min(lo, int(X.indices.min())), max(hi, int(X.indices.max()))
@@ -205,6 +219,7 @@ class LibsvmStream:
                 labels.update(np.unique(y).tolist())
                 if len(labels) > _MAX_CLASSES:
                     labels = None
+            del X, y
         found = None if labels is None else np.array(sorted(labels))
         return _Survey(n, lo if hi >= 0 else 1, max(hi, 0), found, integral)
 
@@ -280,24 +295,26 @@ class LibsvmStream:
         >>> [(c.start, c.indices.tolist(), c.seg_rows.tolist()) for c in s.chunks(*s.internal_columns(FeatureIndex()), size=2)]
         [(0, [0, 2, 1], [0]), (2, [2], [])]
         """
-        cols = np.sort(col_map[col_map >= 0])
+        cols = np.sort(col_map[col_map >= 0]).astype(np.int64)
         width = max(1, int(seg_dim[-1]))
         start = 0
-        for X, y in self._blocks(int(size), self.zero_based, self.n_features):
-            m = X.shape[0]
-            mapped = sp.csr_matrix((X.data, col_map[X.indices], X.indptr), shape=(m, width))
+        for block, y_block in self._blocks(self.zero_based, self.n_features):
+            mapped = sp.csr_matrix((block.data, col_map[block.indices], block.indptr), shape=(block.shape[0], width))
+            del block
             mapped.has_canonical_format = False
             mapped.sort_indices()
-            first = start == 0
-            yield Chunk(
-                indptr=mapped.indptr.astype(np.int64), indices=mapped.indices.astype(np.int64),
-                data=mapped.data.astype(np.float64), y=self._encode(y),
-                seg_rows=np.zeros(1 if first else 0, dtype=np.int64),
-                seg_indptr=np.array([0, cols.size] if first else [0], dtype=np.int64),
-                seg_cols=cols.astype(np.int64) if first else np.zeros(0, dtype=np.int64),
-                seg_dim=np.asarray(seg_dim[:1] if first else seg_dim[:0], dtype=np.int64), start=start,
-            )
-            start += m
+            for a in range(0, mapped.shape[0], size):
+                X = mapped[a: a + size]
+                first = start == 0
+                yield Chunk(
+                    indptr=X.indptr.astype(np.int64), indices=X.indices.astype(np.int64),
+                    data=X.data.astype(np.float64), y=self._encode(y_block[a: a + size]),
+                    seg_rows=np.zeros(1 if first else 0, dtype=np.int64),
+                    seg_indptr=np.array([0, cols.size] if first else [0], dtype=np.int64),
+                    seg_cols=cols if first else np.zeros(0, dtype=np.int64),
+                    seg_dim=np.asarray(seg_dim[:1] if first else seg_dim[:0], dtype=np.int64), start=start,
+                )
+                start += X.shape[0]
 
     def __repr__(self) -> str:
         return f"LibsvmStream({str(self.path)!r}, {self.n_rows} rows x {self.n_features} features, {self.task})"
