@@ -12,7 +12,8 @@ import scipy.sparse as sp
 from conftest import requires_data
 from evofeat.base import InputError
 from evofeat.evaluate import prequential
-from evofeat.linear.ofs import LEARNERS, OFS, OFSP, RAND, PETrun, ofs_reference
+from evofeat.linear.ofs import LEARNERS, OFS, RAND, PETrun, ofs_reference
+from evofeat.linear.ofs_partial import OFSP
 from evofeat.streams import Stream, full, trapezoidal
 
 CASES = [

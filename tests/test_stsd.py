@@ -64,7 +64,9 @@ def test_reference_dense_sparse_and_dict_paths_agree(mode: str, variant: str, ki
     kw = _params(variant, mode=mode)
     stream = trapezoidal(X, y, n_stages=5)
     dense = prequential(STSD(**kw), stream, keep_predictions=True)
-    sparse = prequential(STSD(**kw), trapezoidal(sp.csr_matrix(X), y, n_stages=5), keep_predictions=True)
+    sparse = prequential(
+        STSD(**kw), trapezoidal(sp.csr_matrix(X), y, n_stages=5), keep_predictions=True
+    )
     ref = stsd_reference(_internal(stream), y.astype(float), **kw)
     assert dense.labels is not None and sparse.labels is not None
     np.testing.assert_array_equal(dense.labels, ref)
@@ -76,10 +78,14 @@ def test_reference_dense_sparse_and_dict_paths_agree(mode: str, variant: str, ki
 @pytest.mark.parametrize("variant", ["paper", "original-code"])
 def test_paths_agree_when_the_scale_is_folded_and_on_haphazard_streams(variant: str) -> None:
     X, y = _data("binary", n=400, seed=1)
-    for stream, kw in ((trapezoidal(X, y), _params(variant, mode="stsd", radius=1e-6)),
-                       (haphazard(X, y, p=0.5, seed=4), _params(variant, mode="stsd-i-per"))):
+    for stream, kw in (
+        (trapezoidal(X, y), _params(variant, mode="stsd", radius=1e-6)),
+        (haphazard(X, y, p=0.5, seed=4), _params(variant, mode="stsd-i-per")),
+    ):
         arr = prequential(STSD(**kw), stream, keep_predictions=True)
-        np.testing.assert_array_equal(arr.labels, stsd_reference(_internal(stream), y.astype(float), **kw))
+        np.testing.assert_array_equal(
+            arr.labels, stsd_reference(_internal(stream), y.astype(float), **kw)
+        )
 
 
 def test_ties_keep_the_lower_column() -> None:
@@ -164,21 +170,37 @@ def _german_original(mode: str, budget: float) -> tuple[float, float]:
     X, perms = stsd_original_preprocessing(ds.X), stsd_german_permutations()
     mistakes = []
     for order in perms:
-        s = trapezoidal(X[order], ds.y[order], ds.feature_names, layout="original-code",
-                        fractions=[0.1, 0.4, 0.7, 1.0])
-        model = STSD(mode=mode, C=0.01, radius=1 / math.sqrt(0.001), budget=budget, variant="original-code")
+        s = trapezoidal(
+            X[order],
+            ds.y[order],
+            ds.feature_names,
+            layout="original-code",
+            fractions=[0.1, 0.4, 0.7, 1.0],
+        )
+        model = STSD(
+            mode=mode, C=0.01, radius=1 / math.sqrt(0.001), budget=budget, variant="original-code"
+        )
         mistakes.append(prequential(model, s).mistakes)
     a = np.asarray(mistakes, dtype=float)
     return float(a.mean()), float(a.std(ddof=1))
 
 
-@pytest.mark.parametrize(("mode", "budget", "mean", "std"), [
-    ("stsd", 0.5, 415.9, 15.6), ("stsd-i", 0.5, 366.9, 8.8), ("stsd-ii", 0.5, 366.9, 12.8),
-    ("stsd-i", 0.2, 702.7, 20.1), ("stsd-i-all", 0.5, 344.1, 7.1), ("stsd-i-per", 0.2, 703.7, 20.5),
-    ("stsd-i-per", 0.5, 368.7, 16.4), ("stsd-i-per", 0.8, 354.2, 7.7),
-])
-def test_the_authors_code_reproduces_the_papers_german_cells(mode: str, budget: float, mean: float,
-                                                            std: float) -> None:
+@pytest.mark.parametrize(
+    ("mode", "budget", "mean", "std"),
+    [
+        ("stsd", 0.5, 415.9, 15.6),
+        ("stsd-i", 0.5, 366.9, 8.8),
+        ("stsd-ii", 0.5, 366.9, 12.8),
+        ("stsd-i", 0.2, 702.7, 20.1),
+        ("stsd-i-all", 0.5, 344.1, 7.1),
+        ("stsd-i-per", 0.2, 703.7, 20.5),
+        ("stsd-i-per", 0.5, 368.7, 16.4),
+        ("stsd-i-per", 0.8, 354.2, 7.7),
+    ],
+)
+def test_the_authors_code_reproduces_the_papers_german_cells(
+    mode: str, budget: float, mean: float, std: float
+) -> None:
     ours_mean, ours_std = _german_original(mode, budget)
     assert abs(ours_mean - mean) <= 0.05 + 1e-9 and abs(ours_std - std) <= 0.05 + 1e-9
 
@@ -201,7 +223,8 @@ def test_vanished_features_shrink_with_the_ball_and_can_be_truncated() -> None:
     model = STSD(mode="stsd-i", C=0.1, radius=0.4, budget=0.75)
     model.learn_one({"a": 1.0, "b": 0.1}, 1)  # w = (0.1, 0.01); max(1, floor(1.5)) = 1 kept
     assert model.selected_features_ == ["a"]
-    model.learn_one({"c": 2.0, "d": 2.0}, 1)  # a is absent; ||w||_1 = 0.5: the ball scales it by 0.8
+    # a is absent; ||w||_1 = 0.5: the ball scales it by 0.8
+    model.learn_one({"c": 2.0, "d": 2.0}, 1)
     assert model.coef_["a"] == pytest.approx(0.08)
     model.learn_one({"e": 2.0, "f": 2.0}, 1)  # 6 features, 4 kept: the absent a is the smallest
     assert model.selected_features_ == ["c", "d", "e", "f"]
@@ -211,7 +234,10 @@ def test_vanished_features_shrink_with_the_ball_and_can_be_truncated() -> None:
 def test_random_truncation_is_seeded() -> None:
     X, y = _data("binary", n=300)
     s = trapezoidal(X, y)
-    runs = [prequential(STSD(mode="stsd-i-rand", seed=seed), s, keep_predictions=True).labels for seed in (1, 1, 2)]
+    runs = [
+        prequential(STSD(mode="stsd-i-rand", seed=seed), s, keep_predictions=True).labels
+        for seed in (1, 1, 2)
+    ]
     assert runs[0] is not None and runs[2] is not None
     np.testing.assert_array_equal(runs[0], runs[1])
     assert not np.array_equal(runs[0], runs[2])
@@ -232,16 +258,31 @@ def test_uniform_is_splitmix64() -> None:
         assert _uniform(rng) == expect
 
 
-@pytest.mark.parametrize("bad", [{"mode": "stsd-iii"}, {"C": 0.0}, {"C": float("nan")}, {"radius": -1.0},
-                                 {"budget": 0.0}, {"budget": 1.5}, {"variant": "matlab"}, {"project": 1},
-                                 {"seed": -1}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"mode": "stsd-iii"},
+        {"C": 0.0},
+        {"C": float("nan")},
+        {"radius": -1.0},
+        {"budget": 0.0},
+        {"budget": 1.5},
+        {"variant": "matlab"},
+        {"project": 1},
+        {"seed": -1},
+    ],
+)
 def test_bad_parameters_say_what_was_expected(bad: dict[str, object]) -> None:
     with pytest.raises(InputError, match="expected"):
         STSD(**bad)._reset()  # type: ignore[arg-type]
 
 
 def test_learners_clone_and_pickle() -> None:
-    for model in (STSD(mode="stsd-i-rand", seed=5), STSDRegressor(epsilon=0.2), STSDMulticlass(n_classes=3)):
+    for model in (
+        STSD(mode="stsd-i-rand", seed=5),
+        STSDRegressor(epsilon=0.2),
+        STSDMulticlass(n_classes=3),
+    ):
         assert model.predict_one({"a": 1.0}) is None
         y = 1 if model.task == "binary" else (2 if model.task == "multiclass" else 0.5)
         model.learn_one({"a": 1.0, "b": -0.5}, y)
@@ -256,11 +297,15 @@ def test_regression_paths_agree_and_the_baseline_does_not_truncate() -> None:
     X = rng.standard_normal((300, 12))
     y = X[:, :3] @ np.array([1.0, -2.0, 0.5]) + 0.1 * rng.standard_normal(300)
     stream = trapezoidal(X, y, task="regression")
-    for kw in ({"mode": "stsd-i", "budget": 0.5, "radius": 2.0}, {"mode": "stsd-ii", "budget": 1.0,
-                                                                  "radius": math.inf}):
+    for kw in (
+        {"mode": "stsd-i", "budget": 0.5, "radius": 2.0},
+        {"mode": "stsd-ii", "budget": 1.0, "radius": math.inf},
+    ):
         model = STSDRegressor(**kw)  # type: ignore[arg-type]
         res = prequential(model, stream, keep_predictions=True)
-        np.testing.assert_allclose(res.labels, model.reference_predictions(_internal(stream), y), rtol=1e-12)
+        np.testing.assert_allclose(
+            res.labels, model.reference_predictions(_internal(stream), y), rtol=1e-12
+        )
         assert len(model.selected_features_) <= model.budget_limit_
     assert len(model.selected_features_) == 12
 
@@ -273,7 +318,9 @@ def test_multiclass_paths_agree_and_truncate_whole_features() -> None:
     model = STSDMulticlass(budget=0.3, radius=2.0)
     res = prequential(model, stream, keep_predictions=True)
     assert model.n_classes == 3
-    np.testing.assert_array_equal(res.labels, model.reference_predictions(_internal(stream), y.astype(float)))
+    np.testing.assert_array_equal(
+        res.labels, model.reference_predictions(_internal(stream), y.astype(float))
+    )
     W = np.array(list(model.coef_.values()))
     assert np.count_nonzero(np.any(W != 0, axis=1)) <= model.budget_limit_ == 9
     with pytest.raises(InputError, match="out of range"):

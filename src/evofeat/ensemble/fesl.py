@@ -361,7 +361,10 @@ class FESL(OnlineLearner):
     it; on a haphazard stream (features visible at random) the first row
     fixes S1, every other feature is in S2, and the switch comes with the
     first row that shows no S1 feature. Without overlap rows the map is
-    zero and the recovered model predicts 0.
+    zero and the recovered model predicts 0. On the dict path a missing key
+    is an absent feature: feed sparse spaces with their zeros (as
+    :meth:`Stream.to_dicts` does) or use the array path, or a row's unseen
+    words would look like the start of a new space.
 
     Parameters
     ----------

@@ -58,16 +58,35 @@ class Setting:
 
 
 SETTINGS: dict[str, Setting] = {
-    "mnist0vs5": Setting("mnist", (0, 5), (0.25, 0.5, 0.25), 960, (40, 80, 160, 320),
-                         "Mnist0vs5", "Mnist 0vs5", drop_constant=True),
-    "mnist0vs3vs5": Setting("mnist", (0, 3, 5), (0.25, 0.5, 0.25), 1440, (60, 120, 240, 480),
-                            "Mnist0vs3vs5", "Mnist 0vs3vs5", drop_constant=True),
+    "mnist0vs5": Setting(
+        "mnist",
+        (0, 5),
+        (0.25, 0.5, 0.25),
+        960,
+        (40, 80, 160, 320),
+        "Mnist0vs5",
+        "Mnist 0vs5",
+        drop_constant=True,
+    ),
+    "mnist0vs3vs5": Setting(
+        "mnist",
+        (0, 3, 5),
+        (0.25, 0.5, 0.25),
+        1440,
+        (60, 120, 240, 480),
+        "Mnist0vs3vs5",
+        "Mnist 0vs3vs5",
+        drop_constant=True,
+    ),
     "dna": Setting("dna", None, (50, 80, 50), 1200, (60, 120, 240, 300), "DNA", "DNA"),
     "splice": Setting("splice", None, (10, 40, 10), 2240, (40, 80, 160, 320), "Splice", "Splice"),
     "usps0vs5": Setting("usps", (0, 5), (64, 128, 64), 960, (20, 40, 60, 80), "USPS0vs5", None),
-    "usps0vs3vs5": Setting("usps", (0, 3, 5), (64, 128, 64), 1440, (30, 60, 90, 120),
-                           "USPS0vs3vs5", None),
-    "satimage": Setting("satimage", (1, 2, 3), (10, 18, 8), 1080, (30, 60, 90, 120), "Satimage", None),
+    "usps0vs3vs5": Setting(
+        "usps", (0, 3, 5), (64, 128, 64), 1440, (30, 60, 90, 120), "USPS0vs3vs5", None
+    ),
+    "satimage": Setting(
+        "satimage", (1, 2, 3), (10, 18, 8), 1080, (30, 60, 90, 120), "Satimage", None
+    ),
 }
 UNAVAILABLE = {
     "Gisette": "not in the shared data folder (Table 2)",
@@ -85,7 +104,11 @@ def _data(key: str) -> tuple[np.ndarray, np.ndarray]:
     ds = load(s.source)
     names = np.asarray([str(c) for c in ds.classes]) if ds.task == "multiclass" else None
     labels = ds.y if names is None else names[ds.y]
-    keep = np.ones(ds.n_rows, bool) if s.classes is None else np.isin(labels, [str(c) for c in s.classes])
+    keep = (
+        np.ones(ds.n_rows, bool)
+        if s.classes is None
+        else np.isin(labels, [str(c) for c in s.classes])
+    )
     X = ds.X[np.flatnonzero(keep)]
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
     if s.drop_constant:
@@ -124,16 +147,30 @@ class OPIDPaper(Paper):
         fracs = (0.2, 0.5, 0.8) if quick else FIG3_SURVIVED
         for key in fig3:
             n = SETTINGS[key].n_i[0]
-            out += [Cell("figure3", key, m, {"n_i": n, "survived": f}, r)
-                    for f in fracs for m in METHODS for r in range(2 if quick else FIG3_REPEATS)]
+            out += [
+                Cell("figure3", key, m, {"n_i": n, "survived": f}, r)
+                for f in fracs
+                for m in METHODS
+                for r in range(2 if quick else FIG3_REPEATS)
+            ]
         if not quick:
             for key in SENS_SETS:
-                out += [Cell("diagnosis", key, m, {"n_i": n}, r) for n in SETTINGS[key].n_i
-                        for m in DIAGNOSTICS for r in range(REPEATS)]
+                out += [
+                    Cell("diagnosis", key, m, {"n_i": n}, r)
+                    for n in SETTINGS[key].n_i
+                    for m in DIAGNOSTICS
+                    for r in range(REPEATS)
+                ]
                 n = SETTINGS[key].n_i[0]
-                grid = [{"consistency": v} for v in SENS_GRID] + [{"l2": v} for v in SENS_GRID if v != 1.0]
-                out += [Cell("sensitivity", key, m, {"n_i": n, **g}, r) for g in grid
-                        for m in ("opide", "opid", "cstage") for r in range(SENS_REPEATS)]
+                grid = [{"consistency": v} for v in SENS_GRID] + [
+                    {"l2": v} for v in SENS_GRID if v != 1.0
+                ]
+                out += [
+                    Cell("sensitivity", key, m, {"n_i": n, **g}, r)
+                    for g in grid
+                    for m in ("opide", "opid", "cstage")
+                    for r in range(SENS_REPEATS)
+                ]
         return out
 
     def run_cell(self, cell: Cell) -> dict[str, Any]:
@@ -158,9 +195,18 @@ class OPIDPaper(Paper):
         if "survived" in p:
             split = ((1 - p["survived"]) / 2, float(p["survived"]), (1 - p["survived"]) / 2)
         seed = _seed(cell)
-        sc = incdec(X, y, d_v=split[0], d_s=split[1], d_a=split[2], batch_size=p["n_i"],
-                    n_cstage=s.n_cstage, n_estage=p["n_i"], seed=seed)
-        extra = {k: p[k] for k in ("consistency", "l2") if k in p}
+        sc = incdec(
+            X,
+            y,
+            d_v=split[0],
+            d_s=split[1],
+            d_a=split[2],
+            batch_size=p["n_i"],
+            n_cstage=s.n_cstage,
+            n_estage=p["n_i"],
+            seed=seed,
+        )
+        extra: dict[str, Any] = {k: p[k] for k in ("consistency", "l2") if k in p}
         if cell.method in DIAGNOSTICS:
             return _diagnostic(cell.method, sc, seed, extra)
         from evofeat.onepass import make_learner
@@ -178,15 +224,26 @@ class OPIDPaper(Paper):
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         df = _frame(results)
-        parts = [f"# {self.title}: reproduction\n", f"Regenerate with `{command}`.\n", _INTRO,
-                 _table1(df), _table2(df), _win_tie_loss(df), _diagnosis(df), _figure2(df, out),
-                 _figure3(df, out), _sensitivity(df), _CHOICES, _runtime(df)]
+        parts = [
+            f"# {self.title}: reproduction\n",
+            f"Regenerate with `{command}`.\n",
+            _INTRO,
+            _table1(df),
+            _table2(df),
+            _win_tie_loss(df),
+            _diagnosis(df),
+            _figure2(df, out),
+            _figure3(df, out),
+            _sensitivity(df),
+            _CHOICES,
+            _runtime(df),
+        ]
         path = out / "report.md"
         path.write_text("\n".join(p for p in parts if p) + "\n", encoding="utf-8")
         return path
 
 
-def _diagnostic(method: str, sc: Any, seed: int, extra: dict[str, float]) -> dict[str, Any]:
+def _diagnostic(method: str, sc: Any, seed: int, extra: dict[str, Any]) -> dict[str, Any]:
     """``cstage``: argmax of ``Z = X_s W_s*`` (no E-stage training); ``opid-z``: OPID on ``X_s`` only."""
     from evofeat.onepass import OPID
 
@@ -238,7 +295,14 @@ _CHOICES = """## Choices (the paper leaves them open)
 - **lambda = 1, rho = 1** (C-stage, Eq. 2): `consistency`, `l2`; the
   sensitivity table shows their effect. The C-stage uses the accumulation of
   Eq. 9 (Algorithm 1); the Woodbury solver of Prop. 2 gives the same W_s*
-  (tested to 1e-8).
+  (tested to 1e-8). A property of Eq. 2 worth knowing: at rho = 0 the
+  survived-feature model W_s* is exactly the least-squares fit of Y on X_s,
+  whatever lambda (eliminate W~ from Eq. 7: X~ W~ = (P~ Y + lambda X_s W_s) /
+  (1 + lambda), and X_s^T P~ = X_s^T because the survived columns are
+  columns of X~, which leaves X_s^T X_s W_s = X_s^T Y). lambda moves W~,
+  which the E-stage never uses; with rho > 0 it moves W_s* only slightly.
+  So the C-stage hands the E-stage a ridge regression on the survived
+  features learned from many rows; the vanished features do not reach it.
 - **gamma** (OPID's E-stage, Eq. 16): searched by 5-fold cross-validation on
   the E-stage train half over 10^-2 .. 10^4 (ties: the larger value); the
   paper does not state it and tunes its other parameters by 5-fold CV.
@@ -327,10 +391,19 @@ def _table1(df: pd.DataFrame) -> str:
             continue
         s = SETTINGS[key]
         sub = df[(df["dataset"] == key) & df["table"].isin(["table2", "figure2"])]
-        dims = "/".join(str(int(sub[c].iloc[0])) for c in ("d_v", "d_s", "d_a")) if len(sub) else "–"
+        dims = (
+            "/".join(str(int(sub[c].iloc[0])) for c in ("d_v", "d_s", "d_a")) if len(sub) else "–"
+        )
         where = f"Table 2 ({s.table2})" if s.table2 else "Figure 2"
-        rows.append([rec["dataset"], rec["c"], paper, f"{s.n_cstage}; {dims}",
-                     f"{where}; n_i = {', '.join(map(str, s.n_i))}" + ("" if len(sub) else " (not run)")])
+        rows.append(
+            [
+                rec["dataset"],
+                rec["c"],
+                paper,
+                f"{s.n_cstage}; {dims}",
+                f"{where}; n_i = {', '.join(map(str, s.n_i))}" + ("" if len(sub) else " (not run)"),
+            ]
+        )
     head = ["data", "c", "paper: sum n_i; d_v/d_s/d_a", "ours: sum n_i; d_v/d_s/d_a", "where"]
     return "## Table 1: the settings\n\n" + markdown_table(rows, head) + "\n"
 
@@ -348,24 +421,48 @@ def _table2(df: pd.DataFrame) -> str:
     if wide.empty:
         return ""
     outc, pub = _outcomes(wide), _published()
-    layout, long, diffs = [], [], {m: [] for m in METHODS}
+    layout: list[list[Any]] = []
+    long: list[list[Any]] = []
+    diffs: dict[str, list[float]] = {m: [] for m in METHODS}
     for (key, n), g in wide.groupby(level=[0, 1]):
         name = SETTINGS[str(key)].table2 or str(key)
         o = outc[(str(key), int(n))]
-        layout.append([name, int(n)] + [_fmt(g[m].to_numpy()) + " " + _marks(o, m) for m in METHODS])
+        layout.append(
+            [name, int(n)] + [_fmt(g[m].to_numpy()) + " " + _marks(o, m) for m in METHODS]
+        )
         for m in METHODS:
             rec = pub.get((name, int(n), PAPER_NAME[m]))
             acc = g[m].to_numpy()
             if rec is None:
                 continue
-            d = diff_in_std(float(acc.mean()), rec["accuracy_mean"], rec["accuracy_std"],
-                            float(acc.std(ddof=1)))
+            d = diff_in_std(
+                float(acc.mean()), rec["accuracy_mean"], rec["accuracy_std"], float(acc.std(ddof=1))
+            )
             diffs[m].append(d)
-            long.append([name, int(n), PAPER_NAME[m], f"{rec['accuracy_mean']:.4f} ({rec['accuracy_std']:.4f})",
-                         _fmt(acc), round(d, 2), rec["markers"], _marks(o, m)])
+            long.append(
+                [
+                    name,
+                    int(n),
+                    PAPER_NAME[m],
+                    f"{rec['accuracy_mean']:.4f} ({rec['accuracy_std']:.4f})",
+                    _fmt(acc),
+                    round(d, 2),
+                    rec["markers"],
+                    _marks(o, m),
+                ]
+            )
     reps = int(wide.groupby(level=[0, 1]).size().min())
-    summary = [[PAPER_NAME[m], len(v), round(float(np.mean(v)), 2),
-                sum(abs(x) <= 1 for x in v), sum(abs(x) <= 2 for x in v)] for m, v in diffs.items() if v]
+    summary = [
+        [
+            PAPER_NAME[m],
+            len(v),
+            round(float(np.mean(v)), 2),
+            sum(abs(x) <= 1 for x in v),
+            sum(abs(x) <= 2 for x in v),
+        ]
+        for m, v in diffs.items()
+        if v
+    ]
     return (
         "## Table 2: test accuracy, ours in the paper's layout\n\n"
         f"Mean ± std over {reps} repetitions. Markers on SVM, SVM(s), SVM(a): our paired t-test "
@@ -375,10 +472,13 @@ def _table2(df: pd.DataFrame) -> str:
         + "\n\n### Paper beside ours\n\n"
         "`diff` = (ours - paper) / max(std paper, std ours). Paper markers as printed (○ is printed "
         "for both tie and worse); ours with ▼ for worse.\n\n"
-        + markdown_table(long, ["data", "n_i", "method", "paper", "ours", "diff (std)", "paper test",
-                                "our test"])
+        + markdown_table(
+            long, ["data", "n_i", "method", "paper", "ours", "diff (std)", "paper test", "our test"]
+        )
         + "\n\n### How close, per method\n\n"
-        + markdown_table(summary, ["method", "cells", "mean diff (std)", "|diff| <= 1", "|diff| <= 2"])
+        + markdown_table(
+            summary, ["method", "cells", "mean diff (std)", "|diff| <= 1", "|diff| <= 2"]
+        )
         + "\n"
     )
 
@@ -397,9 +497,15 @@ def _paper_counts(names: set[str], row: str, col: str) -> str:
             vals = [flip[v] for v in vals]
     else:
         field = "vs_opide" if row == "opide" else "vs_opid"
-        vals = [r[field] for r in recs if r["algorithm"] == PAPER_NAME[col] and r["dataset"] in names]
+        vals = [
+            r[field] for r in recs if r["algorithm"] == PAPER_NAME[col] and r["dataset"] in names
+        ]
     text = "/".join(str(vals.count(k)) for k in ("win", "tie", "loss"))
-    extra = [f"+{vals.count(k)} {k.replace('_', ' ')}" for k in ("tie_or_loss", "tie_or_win") if vals.count(k)]
+    extra = [
+        f"+{vals.count(k)} {k.replace('_', ' ')}"
+        for k in ("tie_or_loss", "tie_or_win")
+        if vals.count(k)
+    ]
     return text + (f" ({', '.join(extra)})" if extra else "")
 
 
@@ -409,27 +515,44 @@ def _win_tie_loss(df: pd.DataFrame) -> str:
         return ""
     both = _pivot(df, ("table2", "figure2"))
     ours_t2, ours_all = _outcomes(t2), _outcomes(both)
-    ours_names = {SETTINGS[str(k)].table2 for k, _ in ours_t2}
-    pub_rows = {(r["row_method"], r["column_method"]): r["printed"] for r in published("opid")["win_tie_loss"]}
+    ours_names = {SETTINGS[str(k)].table2 or str(k) for k, _ in ours_t2}
+    pub_rows = {
+        (r["row_method"], r["column_method"]): r["printed"]
+        for r in published("opid")["win_tie_loss"]
+    }
     rows = []
     for row in ("opide", "opid"):
         cols = [c for c in METHODS if c != row]
-        rows.append([f"{PAPER_NAME[row]}: paper, 6 data sets (24 cells)"]
-                    + [pub_rows.get((PAPER_NAME[row], PAPER_NAME[c]), "–") for c in cols])
-        rows.append([f"{PAPER_NAME[row]}: paper, our Table 2 data sets"]
-                    + [_paper_counts(ours_names, row, c) for c in cols])
-        rows.append([f"{PAPER_NAME[row]}: ours, Table 2 data sets ({len(ours_t2)} cells)"]
-                    + [_count(ours_t2, row, c) for c in cols])
-        rows.append([f"{PAPER_NAME[row]}: ours, + Figure 2 data sets ({len(ours_all)} cells)"]
-                    + [_count(ours_all, row, c) for c in cols])
+        rows.append(
+            [f"{PAPER_NAME[row]}: paper, 6 data sets (24 cells)"]
+            + [pub_rows.get((PAPER_NAME[row], PAPER_NAME[c]), "–") for c in cols]
+        )
+        rows.append(
+            [f"{PAPER_NAME[row]}: paper, our Table 2 data sets"]
+            + [_paper_counts(ours_names, row, c) for c in cols]
+        )
+        rows.append(
+            [f"{PAPER_NAME[row]}: ours, Table 2 data sets ({len(ours_t2)} cells)"]
+            + [_count(ours_t2, row, c) for c in cols]
+        )
+        rows.append(
+            [f"{PAPER_NAME[row]}: ours, + Figure 2 data sets ({len(ours_all)} cells)"]
+            + [_count(ours_all, row, c) for c in cols]
+        )
     table = "\n\n".join(
-        markdown_table([r for r in rows if r[0].startswith(PAPER_NAME[row] + ":")],
-                       ["row: win/tie/loss against"] + [PAPER_NAME[c] for c in METHODS if c != row])
-        for row in ("opide", "opid"))
-    return ("## Win/tie/loss (paired t-test, 0.05)\n\n"
-            "Counted over (data set, n_i) cells from the row learner's side. The paper's ○ is both "
-            "tie and loss; where the text cannot separate them the count is given apart.\n\n"
-            + table + "\n")
+        markdown_table(
+            [r for r in rows if r[0].startswith(PAPER_NAME[row] + ":")],
+            ["row: win/tie/loss against"] + [PAPER_NAME[c] for c in METHODS if c != row],
+        )
+        for row in ("opide", "opid")
+    )
+    return (
+        "## Win/tie/loss (paired t-test, 0.05)\n\n"
+        "Counted over (data set, n_i) cells from the row learner's side. The paper's ○ is both "
+        "tie and loss; where the text cannot separate them the count is given apart.\n\n"
+        + table
+        + "\n"
+    )
 
 
 def _diagnosis(df: pd.DataFrame) -> str:
@@ -439,20 +562,34 @@ def _diagnosis(df: pd.DataFrame) -> str:
     cols = ("opide", "opid", "opid-z", "cstage", "svm-a")
     rows = []
     for (key, n), g in wide.groupby(level=[0, 1]):
-        rows.append([SETTINGS[str(key)].table1, int(n)] + [_fmt(g[m].to_numpy()) for m in cols]
-                    + [SYMBOL[paired_outcome(g["opid-z"].to_numpy(), g["opid"].to_numpy())]])
-    head = ["data", "n_i", "OPIDe", "OPID", "OPID without X_a", "C-stage only", "SVM(a)",
-            "OPID without X_a vs OPID"]
-    return ("## Where OPID falls short: a diagnosis\n\n"
-            "With the linear map the optimum of Eq. 17 puts all weight on the [Z, X_a] block "
-            "(w_1 -> 0), so OPID's E-stage is a square-loss ridge regression on [Z, X_a]. The "
-            "columns below separate its parts on the same draws as Table 2: OPID fed the survived "
-            "columns only (`OPID without X_a`), and the C-stage model alone (argmax of Z, no "
-            "E-stage training). Where the augmented features carry little signal (SVM(a) near or "
-            "below chance) and n_i is small, X_a's noise enters the least-squares fit with the "
-            "same penalty as Z; OPIDe's cross-validated mixing can instead fall back on Z alone. "
-            "Last column: paired t-test of OPID without X_a against OPID (● better).\n\n"
-            + markdown_table(rows, head) + "\n")
+        rows.append(
+            [SETTINGS[str(key)].table1, int(n)]
+            + [_fmt(g[m].to_numpy()) for m in cols]
+            + [SYMBOL[paired_outcome(g["opid-z"].to_numpy(), g["opid"].to_numpy())]]
+        )
+    head = [
+        "data",
+        "n_i",
+        "OPIDe",
+        "OPID",
+        "OPID without X_a",
+        "C-stage only",
+        "SVM(a)",
+        "OPID without X_a vs OPID",
+    ]
+    return (
+        "## Where OPID falls short: a diagnosis\n\n"
+        "With the linear map the optimum of Eq. 17 puts all weight on the [Z, X_a] block "
+        "(w_1 -> 0), so OPID's E-stage is a square-loss ridge regression on [Z, X_a]. The "
+        "columns below separate its parts on the same draws as Table 2: OPID fed the survived "
+        "columns only (`OPID without X_a`), and the C-stage model alone (argmax of Z, no "
+        "E-stage training). Where the augmented features carry little signal (SVM(a) near or "
+        "below chance) and n_i is small, X_a's noise enters the least-squares fit with the "
+        "same penalty as Z; OPIDe's cross-validated mixing can instead fall back on Z alone. "
+        "Last column: paired t-test of OPID without X_a against OPID (● better).\n\n"
+        + markdown_table(rows, head)
+        + "\n"
+    )
 
 
 def _panel(ax: Any, x: list[float], g: pd.DataFrame, xlabel: str, title: str) -> None:
@@ -460,22 +597,33 @@ def _panel(ax: Any, x: list[float], g: pd.DataFrame, xlabel: str, title: str) ->
         if m not in g:
             continue
         stats = g[m].groupby(level=0).agg(["mean", "std"])
-        ax.errorbar(x, stats["mean"], yerr=stats["std"], label=PAPER_NAME[m], marker="o", ms=3, capsize=2)
+        ax.errorbar(
+            x, stats["mean"], yerr=stats["std"], label=PAPER_NAME[m], marker="o", ms=3, capsize=2
+        )
     ax.set_xlabel(xlabel)
     ax.set_ylabel("test accuracy")
     ax.set_title(title)
 
 
-def _curves(df: pd.DataFrame, table: str, xkey: str, out: Path, name: str, caption: str,
-            xscale: float = 1.0, xlabel: str = "n_i") -> str:
+def _curves(
+    df: pd.DataFrame,
+    table: str,
+    xkey: str,
+    out: Path,
+    name: str,
+    caption: str,
+    xscale: float = 1.0,
+    xlabel: str = "n_i",
+) -> str:
     sub = df[df["table"] == table]
     if sub.empty:
         return ""
     keys = [k for k in SETTINGS if k in set(sub["dataset"])]
     fig, axes = new_figure(len(keys), ncols=min(3, len(keys)))
     for ax, key in zip(axes, keys, strict=True):
-        g = sub[sub["dataset"] == key].pivot_table(index=[xkey, "repeat"], columns="method",
-                                                   values="accuracy")
+        g = sub[sub["dataset"] == key].pivot_table(
+            index=[xkey, "repeat"], columns="method", values="accuracy"
+        )
         x = [float(v) * xscale for v in g.index.get_level_values(0).unique()]
         _panel(ax, x, g, xlabel, SETTINGS[key].table1)
     axes[0].legend(fontsize=7)
@@ -483,31 +631,54 @@ def _curves(df: pd.DataFrame, table: str, xkey: str, out: Path, name: str, capti
 
 
 def _figure2(df: pd.DataFrame, out: Path) -> str:
-    fig2 = _curves(df, "figure2", "n_i", out, "figure2", "Figure 2: test accuracy against n_i "
-                   "(USPS0vs5, USPS0vs3vs5, Satimage; Protein is not available). Mean ± std.")
+    fig2 = _curves(
+        df,
+        "figure2",
+        "n_i",
+        out,
+        "figure2",
+        "Figure 2: test accuracy against n_i "
+        "(USPS0vs5, USPS0vs3vs5, Satimage; Protein is not available). Mean ± std.",
+    )
     if not fig2:
         return ""
     wide = _pivot(df, "figure2")
     outc = _outcomes(wide)
-    rows = [[SETTINGS[str(k)].table1, int(n)]
-            + [_fmt(g[m].to_numpy()) + " " + _marks(outc[(str(k), int(n))], m) for m in METHODS]
-            for (k, n), g in wide.groupby(level=[0, 1])]
-    fig2b = _curves(df, "table2", "n_i", out, "figure2_table2_sets",
-                    "Table 2's data sets drawn the same way.")
-    return ("## Figure 2\n\n" + fig2 + "\nOur numbers (markers as in Table 2; the paper's values "
-            "are only in its plot):\n\n"
-            + markdown_table(rows, ["data", "n_i"] + [PAPER_NAME[m] for m in METHODS]) + "\n\n" + fig2b)
+    rows = [
+        [SETTINGS[str(k)].table1, int(n)]
+        + [_fmt(g[m].to_numpy()) + " " + _marks(outc[(str(k), int(n))], m) for m in METHODS]
+        for (k, n), g in wide.groupby(level=[0, 1])
+    ]
+    fig2b = _curves(
+        df, "table2", "n_i", out, "figure2_table2_sets", "Table 2's data sets drawn the same way."
+    )
+    return (
+        "## Figure 2\n\n" + fig2 + "\nOur numbers (markers as in Table 2; the paper's values "
+        "are only in its plot):\n\n"
+        + markdown_table(rows, ["data", "n_i"] + [PAPER_NAME[m] for m in METHODS])
+        + "\n\n"
+        + fig2b
+    )
 
 
 def _figure3(df: pd.DataFrame, out: Path) -> str:
-    fig = _curves(df, "figure3", "survived", out, "figure3",
-                  "Figure 3: test accuracy against the percentage of survived features (smallest "
-                  "n_i of each data set; vanished and augmented features share the rest equally).",
-                  xscale=100.0, xlabel="survived features (%)")
+    fig = _curves(
+        df,
+        "figure3",
+        "survived",
+        out,
+        "figure3",
+        "Figure 3: test accuracy against the percentage of survived features (smallest "
+        "n_i of each data set; vanished and augmented features share the rest equally).",
+        xscale=100.0,
+        xlabel="survived features (%)",
+    )
     if not fig:
         return ""
-    return ("## Figure 3: share of survived features\n\nThe paper's Figure 3 uses SensIT Vehicle "
-            "and Gisette, which are not available; these are the data sets we have.\n\n" + fig)
+    return (
+        "## Figure 3: share of survived features\n\nThe paper's Figure 3 uses SensIT Vehicle "
+        "and Gisette, which are not available; these are the data sets we have.\n\n" + fig
+    )
 
 
 def _sensitivity(df: pd.DataFrame) -> str:
@@ -523,14 +694,21 @@ def _sensitivity(df: pd.DataFrame) -> str:
                 sel = sub[(sub["dataset"] == key) & (sub[param] == v)]
                 if sel.empty:
                     continue
-                accs = [_fmt(sel[sel["method"] == m]["accuracy"].to_numpy()) for m in ("opide", "opid", "cstage")]
+                accs = [
+                    _fmt(sel[sel["method"] == m]["accuracy"].to_numpy())
+                    for m in ("opide", "opid", "cstage")
+                ]
                 label = "lambda" if param == "consistency" else "rho (lambda = 1)"
                 rows.append([SETTINGS[key].table1, int(sel["n_i"].iloc[0]), label, v, *accs])
-    return ("## Sensitivity to the C-stage's lambda and rho\n\nSmallest n_i, 5 repetitions; "
-            "lambda varies with rho = 1, then rho with lambda = 1. `C-stage only`: the C-stage "
-            "model on the survived features, argmax of Z, no E-stage training.\n\n"
-            + markdown_table(rows, ["data", "n_i", "parameter", "value", "OPIDe", "OPID", "C-stage only"])
-            + "\n")
+    return (
+        "## Sensitivity to the C-stage's lambda and rho\n\nSmallest n_i, 5 repetitions; "
+        "lambda varies with rho = 1, then rho with lambda = 1. `C-stage only`: the C-stage "
+        "model on the survived features, argmax of Z, no E-stage training.\n\n"
+        + markdown_table(
+            rows, ["data", "n_i", "parameter", "value", "OPIDe", "OPID", "C-stage only"]
+        )
+        + "\n"
+    )
 
 
 def _runtime(df: pd.DataFrame) -> str:
@@ -538,8 +716,10 @@ def _runtime(df: pd.DataFrame) -> str:
         return ""
     secs = df.groupby("method")["seconds"].sum()
     rows = [[PAPER_NAME.get(str(m), str(m)), round(float(v), 1)] for m, v in secs.items() if v == v]
-    return (f"## Run time\n\n{len(df)} cells. Seconds spent fitting and predicting, summed over "
-            "cells (data loading excluded):\n\n" + markdown_table(rows, ["method", "seconds"]) + "\n")
+    return (
+        f"## Run time\n\n{len(df)} cells. Seconds spent fitting and predicting, summed over "
+        "cells (data loading excluded):\n\n" + markdown_table(rows, ["method", "seconds"]) + "\n"
+    )
 
 
 PAPER = OPIDPaper()

@@ -34,8 +34,14 @@ from evofeat.report.figures import new_figure
 __all__ = ["PAPER", "STSDPaper", "setting"]
 
 DATASETS = ("magic04", "svmguide3", "german", "splice", "spambase", "a8a")
-NAME = {"stsd": "STSD", "stsd-i": "STSD-I", "stsd-ii": "STSD-II", "stsd-i-all": "STSD-I-all",
-        "stsd-i-rand": "STSD-I-rand", "stsd-i-per": "STSD-I-per"}
+NAME = {
+    "stsd": "STSD",
+    "stsd-i": "STSD-I",
+    "stsd-ii": "STSD-II",
+    "stsd-i-all": "STSD-I-all",
+    "stsd-i-rand": "STSD-I-rand",
+    "stsd-i-per": "STSD-I-per",
+}
 TABLE2 = ("stsd", "stsd-i", "stsd-ii")
 TABLE3 = ("stsd-i", "stsd-i-all", "stsd-i-rand", "stsd-i-per")
 VARIANTS = ("paper", "original-code")
@@ -43,7 +49,8 @@ REPEATS = 20
 SEED = 0  # row orders of repeat r: numpy default_rng(SEED + r).permutation (german: the authors' orders)
 B_GRID = (0.2, 0.5, 0.8)
 C_GRID = tuple(10.0**k for k in range(-4, 5))
-RADIUS_ORIGINAL = 1.0 / math.sqrt(0.001)  # the drivers' lambda = 0.001: min(1, 1 / (sqrt(lambda) ||w||_1))
+#: The drivers scale by min(1, 1 / (sqrt(lambda) ||w||_1)) with lambda = 0.001.
+RADIUS_ORIGINAL = 1.0 / math.sqrt(0.001)
 FRACTIONS_10 = tuple(i / 10 for i in range(1, 11))
 FRACTIONS_4 = (0.1, 0.4, 0.7, 1.0)
 #: Paper data set -> (registry name, rows kept, columns kept); None keeps all.
@@ -55,11 +62,19 @@ SOURCES: dict[str, tuple[str, int | None, int | None]] = {
     "spambase": ("spambase", None, None),
     "a8a": ("a8a", None, None),
 }
-MC_METHODS = {"stsd-multiclass": "STSD-I multiclass", "pa-multiclass": "multiclass PA-I (no truncation)"}
-REG_METHODS = {"stsd-regressor": "STSD-I regression", "pa-regressor": "PA-I regression (no truncation)"}
+MC_METHODS = {
+    "stsd-multiclass": "STSD-I multiclass",
+    "pa-multiclass": "multiclass PA-I (no truncation)",
+}
+REG_METHODS = {
+    "stsd-regressor": "STSD-I regression",
+    "pa-regressor": "PA-I regression (no truncation)",
+}
 
 
-def setting(dataset: str, method: str, variant: str, budget: float = 0.5, C: float | None = None) -> dict[str, Any]:
+def setting(
+    dataset: str, method: str, variant: str, budget: float = 0.5, C: float | None = None
+) -> dict[str, Any]:
     """The parameters of one Table II / III / Figure 1 cell: learner, scenario, preprocessing.
 
     ``variant="paper"``: 10 equal row parts, part i sees the first i/10 of
@@ -73,16 +88,34 @@ def setting(dataset: str, method: str, variant: str, budget: float = 0.5, C: flo
     {'layout': 'original-code', 'fractions': [0.1, 0.4, 0.7, 1.0]}
     """
     if variant == "paper":
-        learner = {"mode": method, "C": 0.1 if C is None else C, "radius": 30.0, "budget": budget,
-                   "variant": variant}
+        learner = {
+            "mode": method,
+            "C": 0.1 if C is None else C,
+            "radius": 30.0,
+            "budget": budget,
+            "variant": variant,
+        }
         scenario: dict[str, Any] = {"n_stages": 10, "layout": "paper"}
     else:
         german = dataset == "german"
         four = german or method in ("stsd-i-all", "stsd-i-per")
         if C is None:
-            C = (1e-4 if method == "stsd-i-rand" else 0.01) if german else (1e-4 if method == "stsd-ii" else 0.1)
-        learner = {"mode": method, "C": C, "radius": RADIUS_ORIGINAL, "budget": budget, "variant": variant}
-        scenario = {"layout": "original-code", "fractions": list(FRACTIONS_4 if four else FRACTIONS_10)}
+            C = (
+                (1e-4 if method == "stsd-i-rand" else 0.01)
+                if german
+                else (1e-4 if method == "stsd-ii" else 0.1)
+            )
+        learner = {
+            "mode": method,
+            "C": C,
+            "radius": RADIUS_ORIGINAL,
+            "budget": budget,
+            "variant": variant,
+        }
+        scenario = {
+            "layout": "original-code",
+            "fractions": list(FRACTIONS_4 if four else FRACTIONS_10),
+        }
     learner["seed"] = 0  # STSD-I-rand: seed + repeat
     return {"learner": learner, "scenario": scenario, "preprocess": "stsd-original"}
 
@@ -97,8 +130,13 @@ def _dataset(name: str) -> Any:
     source, rows, cols = SOURCES[name]
     ds = load(source)
     X = ds.X[: rows or ds.n_rows, : cols or ds.n_features]
-    return replace(ds, X=stsd_original_preprocessing(X), y=ds.y[: rows or ds.n_rows],
-                   feature_names=ds.feature_names[: cols or ds.n_features], preprocessing="stsd-original")
+    return replace(
+        ds,
+        X=stsd_original_preprocessing(X),
+        y=ds.y[: rows or ds.n_rows],
+        feature_names=ds.feature_names[: cols or ds.n_features],
+        preprocessing="stsd-original",
+    )
 
 
 @cache
@@ -111,8 +149,16 @@ def _regression_data() -> Any:
     bunch = load_diabetes()
     X = (bunch.data - bunch.data.mean(0)) / bunch.data.std(0)
     y = (bunch.target - bunch.target.mean()) / bunch.target.std()
-    return Dataset("diabetes (scikit-learn)", X, y, list(bunch.feature_names), "regression", [],
-                   "sklearn.datasets.load_diabetes", "zscore")
+    return Dataset(
+        "diabetes (scikit-learn)",
+        X,
+        y,
+        list(bunch.feature_names),
+        "regression",
+        [],
+        "sklearn.datasets.load_diabetes",
+        "zscore",
+    )
 
 
 def _future_learner(method: str, p: dict[str, Any]) -> Any:
@@ -152,7 +198,12 @@ class STSDPaper(Paper):
                     add("table2", ds, m, setting(ds, m, variant))
                 for b in B_GRID:
                     for m in TABLE3:
-                        add("table3", ds, m, setting(ds, m, variant, budget=0.5 if m == "stsd-i-all" else b))
+                        add(
+                            "table3",
+                            ds,
+                            m,
+                            setting(ds, m, variant, budget=0.5 if m == "stsd-i-all" else b),
+                        )
                 for c in grid:
                     for m in ("stsd-i", "stsd-ii"):
                         add("figure1", ds, m, setting(ds, m, variant, C=c))
@@ -162,7 +213,12 @@ class STSDPaper(Paper):
             add("multiclass", "dna", "stsd-multiclass", {**base, "budget": b})
             add("regression", "diabetes", "stsd-regressor", {**base, "budget": b, "epsilon": 0.1})
         add("multiclass", "dna", "pa-multiclass", {**base, "radius": math.inf, "budget": 1.0})
-        add("regression", "diabetes", "pa-regressor", {**base, "radius": math.inf, "budget": 1.0, "epsilon": 0.1})
+        add(
+            "regression",
+            "diabetes",
+            "pa-regressor",
+            {**base, "radius": math.inf, "budget": 1.0, "epsilon": 0.1},
+        )
         return [Cell(t, d, m, p, r) for t, d, m, p in specs.values() for r in range(reps)]
 
     def run_cell(self, cell: Cell) -> dict[str, Any]:
@@ -174,22 +230,43 @@ class STSDPaper(Paper):
         if cell.table in ("multiclass", "regression"):
             data = _regression_data() if cell.table == "regression" else _dataset_plain("dna")
             model = _future_learner(cell.method, p)
-            res = run_once(model, data, "trapezoidal", scenario_params={"n_stages": 10}, repeat=cell.repeat,
-                           seed=SEED, keep_predictions=cell.table == "regression")
+            res = run_once(
+                model,
+                data,
+                "trapezoidal",
+                scenario_params={"n_stages": 10},
+                repeat=cell.repeat,
+                seed=SEED,
+                keep_predictions=cell.table == "regression",
+            )
             out: dict[str, Any] = {"mistakes": res.mistakes}
             if res.labels is not None:  # the targets in the run's row order
                 y = data.y[permutation(len(data.y), SEED + cell.repeat)]
-                out.update(mse=float(np.mean((res.labels - y) ** 2)), mae=float(np.mean(np.abs(res.labels - y))))
+                out.update(
+                    mse=float(np.mean((res.labels - y) ** 2)),
+                    mae=float(np.mean(np.abs(res.labels - y))),
+                )
         else:
             from evofeat.datasets import stsd_german_permutations
 
             perms = stsd_german_permutations() if cell.dataset == "german" else None
             learner = {**p["learner"], "seed": p["learner"].get("seed", 0) + cell.repeat}
-            res = run_once(cell.method, _dataset(cell.dataset), "trapezoidal", params=learner,
-                           scenario_params=p["scenario"], repeat=cell.repeat, seed=SEED, permutations=perms)
+            res = run_once(
+                cell.method,
+                _dataset(cell.dataset),
+                "trapezoidal",
+                params=learner,
+                scenario_params=p["scenario"],
+                repeat=cell.repeat,
+                seed=SEED,
+                permutations=perms,
+            )
             out = {"mistakes": res.mistakes}
-        out.update(n_rows=res.n_rows, seconds=time.perf_counter() - t0,
-                   compute_seconds=float(res.extra.get("compute_seconds", res.seconds)))
+        out.update(
+            n_rows=res.n_rows,
+            seconds=time.perf_counter() - t0,
+            compute_seconds=float(res.extra.get("compute_seconds", res.seconds)),
+        )
         return out
 
     def write_report(self, results: pd.DataFrame, out: Path, command: str) -> Path:
@@ -197,9 +274,20 @@ class STSDPaper(Paper):
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         runs = _Runs(results)
-        parts = [f"# {self.title}: reproduction\n", f"Regenerate with `{command}`.\n", _SUMMARY_TITLE,
-                 _summary(runs), _german(runs), _table2(runs), _table3(runs), _figure1(runs, out),
-                 _future(runs), _data_table(), _CHOICES, _runtime(results)]
+        parts = [
+            f"# {self.title}: reproduction\n",
+            f"Regenerate with `{command}`.\n",
+            _SUMMARY_TITLE,
+            _summary(runs),
+            _german(runs),
+            _table2(runs),
+            _table3(runs),
+            _figure1(runs, out),
+            _future(runs),
+            _data_table(),
+            _CHOICES,
+            _runtime(results),
+        ]
         path = out / "report.md"
         path.write_text("\n".join(p for p in parts if p) + "\n", encoding="utf-8")
         return path
@@ -220,8 +308,12 @@ class _Runs:
         self.groups: dict[str, pd.DataFrame] = {}
         if results.empty:
             return
-        keys = [self.key(d, m, p) for d, m, p in zip(results["dataset"], results["method"], results["params"],
-                                                      strict=True)]
+        keys = [
+            self.key(d, m, p)
+            for d, m, p in zip(
+                results["dataset"], results["method"], results["params"], strict=True
+            )
+        ]
         for key, group in results.assign(_key=keys).groupby("_key"):
             self.groups[str(key)] = group.sort_values("repeat")
 
@@ -229,7 +321,9 @@ class _Runs:
     def key(dataset: str, method: str, params: dict[str, Any]) -> str:
         return f"{dataset}|{method}|{json.dumps(params, sort_keys=True, default=str)}"
 
-    def values(self, dataset: str, method: str, params: dict[str, Any], metric: str = "mistakes") -> np.ndarray:
+    def values(
+        self, dataset: str, method: str, params: dict[str, Any], metric: str = "mistakes"
+    ) -> np.ndarray:
         g = self.groups.get(self.key(dataset, method, params))
         if g is None or metric not in g:
             return np.zeros(0)
@@ -259,11 +353,15 @@ def _exact(values: np.ndarray, mean: float, std: float) -> bool:
     if values.size < 2:
         return False
     ours = Fraction(int(round(values.sum())), values.size)
-    return abs(ours - Fraction(str(mean))) <= Fraction(1, 20) and abs(values.std(ddof=1) - std) <= 0.05 + 1e-9
+    return (
+        abs(ours - Fraction(str(mean))) <= Fraction(1, 20)
+        and abs(values.std(ddof=1) - std) <= 0.05 + 1e-9
+    )
 
 
-def _compare(runs: _Runs, table: str, dataset: str, method: str, budget: float,
-             rec: dict[str, Any]) -> tuple[list[Any], dict[str, str]]:
+def _compare(
+    runs: _Runs, table: str, dataset: str, method: str, budget: float, rec: dict[str, Any]
+) -> tuple[list[Any], dict[str, str]]:
     """The paper's cell, ours in each variant with the difference in std, and the verdicts."""
     row: list[Any] = [rec["printed"]]
     verdicts = {}
@@ -274,7 +372,9 @@ def _compare(runs: _Runs, table: str, dataset: str, method: str, budget: float,
             row += ["–", "–"]
             verdicts[variant] = "–"
             continue
-        d = diff_in_std(float(v.mean()), rec["mistakes_mean"], rec["mistakes_std"], float(v.std(ddof=1)))
+        d = diff_in_std(
+            float(v.mean()), rec["mistakes_mean"], rec["mistakes_std"], float(v.std(ddof=1))
+        )
         verdict = "exact" if _exact(v, rec["mistakes_mean"], rec["mistakes_std"]) else _verdict(d)
         row += [mean_std(v), f"{d:+.2f}"]
         verdicts[variant] = verdict
@@ -302,8 +402,10 @@ def _count(verdicts: list[dict[str, str]], variant: str) -> str:
     if not got:
         return "not run"
     n = {k: sum(x == k for x in got) for k in ("exact", "reproduces", "close", "differs")}
-    return (f"{n['exact'] + n['reproduces']} of {len(got)} within 1σ ({n['exact']} exact), "
-            f"{n['close']} within 2σ, {n['differs']} further")
+    return (
+        f"{n['exact'] + n['reproduces']} of {len(got)} within 1σ ({n['exact']} exact), "
+        f"{n['close']} within 2σ, {n['differs']} further"
+    )
 
 
 def _summary(runs: _Runs) -> str:
@@ -314,8 +416,10 @@ def _summary(runs: _Runs) -> str:
     ]
     for table, label in (("table2", "Table II"), ("table3", "Table III")):
         _, verdicts = _rows(runs, table)
-        lines.append(f"- **{label}**, paper text: {_count(verdicts, 'paper')}; "
-                     f"original code: {_count(verdicts, 'original-code')}.")
+        lines.append(
+            f"- **{label}**, paper text: {_count(verdicts, 'paper')}; "
+            f"original code: {_count(verdicts, 'original-code')}."
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -324,12 +428,24 @@ def _german(runs: _Runs) -> str:
     for (t, ds, method, b), rec in _paper_cells().items():
         if ds != "german":
             continue
-        v = runs.values(ds, method, setting(ds, method, "original-code", budget=0.5 if method == "stsd-i-all" else b))
+        v = runs.values(
+            ds,
+            method,
+            setting(ds, method, "original-code", budget=0.5 if method == "stsd-i-all" else b),
+        )
         if v.size == 0:
             continue
         ok = _exact(v, rec["mistakes_mean"], rec["mistakes_std"])
-        rows.append([{"table2": "II", "table3": "III"}[t], NAME[method], b, rec["printed"],
-                     f"{v.mean():.2f} ± {v.std(ddof=1):.2f}", "yes" if ok else "no"])
+        rows.append(
+            [
+                {"table2": "II", "table3": "III"}[t],
+                NAME[method],
+                b,
+                rec["printed"],
+                f"{v.mean():.2f} ± {v.std(ddof=1):.2f}",
+                "yes" if ok else "no",
+            ]
+        )
     if not rows:
         return ""
     n_exact = sum(r[-1] == "yes" for r in rows)
@@ -357,15 +473,21 @@ decimal).
 
 def _table2(runs: _Runs) -> str:
     rows, _ = _rows(runs, "table2")
-    return ("## Table II: mistakes of STSD, STSD-I, STSD-II (B = 0.5, 20 runs)\n\n"
-            + markdown_table(rows, ["data", "algorithm", *_HEAD]) + "\n")
+    return (
+        "## Table II: mistakes of STSD, STSD-I, STSD-II (B = 0.5, 20 runs)\n\n"
+        + markdown_table(rows, ["data", "algorithm", *_HEAD])
+        + "\n"
+    )
 
 
 def _table3(runs: _Runs) -> str:
     rows, _ = _rows(runs, "table3")
-    return ("## Table III: mistakes of STSD-I and its baselines against B (20 runs)\n\n"
-            "STSD-I-all does not truncate: one run set stands in the three B rows, as in the paper.\n\n"
-            + markdown_table(rows, ["data", "B", "algorithm", *_HEAD]) + "\n")
+    return (
+        "## Table III: mistakes of STSD-I and its baselines against B (20 runs)\n\n"
+        "STSD-I-all does not truncate: one run set stands in the three B rows, as in the paper.\n\n"
+        + markdown_table(rows, ["data", "B", "algorithm", *_HEAD])
+        + "\n"
+    )
 
 
 def _figure1(runs: _Runs, out: Path) -> str:
@@ -377,25 +499,43 @@ def _figure1(runs: _Runs, out: Path) -> str:
         for variant in VARIANTS:
             flat = runs.values(ds, "stsd", setting(ds, "stsd", variant))
             for m in ("stsd", "stsd-i", "stsd-ii"):
-                got = [(c, flat if m == "stsd" else runs.values(ds, m, setting(ds, m, variant, C=c))) for c in C_GRID]
+                got = [
+                    (c, flat if m == "stsd" else runs.values(ds, m, setting(ds, m, variant, C=c)))
+                    for c in C_GRID
+                ]
                 pts = [(c, float(v.mean())) for c, v in got if v.size]
                 if pts:
-                    ax.plot(*zip(*pts, strict=True), styles[variant], color=colors[m], marker=".",
-                            label=f"{NAME[m]} ({'text' if variant == 'paper' else 'code'})")
+                    ax.plot(
+                        *zip(*pts, strict=True),
+                        styles[variant],
+                        color=colors[m],
+                        marker=".",
+                        label=f"{NAME[m]} ({'text' if variant == 'paper' else 'code'})",
+                    )
                 if m != "stsd":
-                    rows.append([ds, NAME[m], variant] + [f"{dict(pts)[c]:.1f}" if c in dict(pts) else "–"
-                                                          for c in C_GRID])
+                    rows.append(
+                        [ds, NAME[m], variant]
+                        + [f"{dict(pts)[c]:.1f}" if c in dict(pts) else "–" for c in C_GRID]
+                    )
         ax.set_xscale("log")
         ax.set_title(ds)
         ax.set_xlabel("C")
         ax.set_ylabel("average mistakes")
     axes[0].legend(fontsize=6)
-    md = save_figure(fig, out, "figure1", "Figure 1: average mistakes against C (dashed: paper text, solid: "
-                     "original code; STSD does not depend on C)")
+    md = save_figure(
+        fig,
+        out,
+        "figure1",
+        "Figure 1: average mistakes against C (dashed: paper text, solid: "
+        "original code; STSD does not depend on C)",
+    )
     head = ["data", "algorithm", "variant"] + [f"{c:g}" for c in C_GRID]
-    return ("## Figure 1: mistakes against C (B = 0.5, 20 runs)\n\n" + md
-            + "\nThe paper's Figure 1 exists only as a picture: compare the shapes (STSD-I tends to STSD as C "
-            "grows; a C below 1 gives fewer mistakes).\n\n" + markdown_table(rows, head) + "\n")
+    return (
+        "## Figure 1: mistakes against C (B = 0.5, 20 runs)\n\n"
+        + md
+        + "\nThe paper's Figure 1 exists only as a picture: compare the shapes (STSD-I tends to STSD as C "
+        "grows; a C below 1 gives fewer mistakes).\n\n" + markdown_table(rows, head) + "\n"
+    )
 
 
 def _future(runs: _Runs) -> str:
@@ -408,16 +548,28 @@ def _future(runs: _Runs) -> str:
         p = {**base, "budget": b, "epsilon": 0.1}
         v = runs.values("diabetes", "stsd-regressor", p, "mse")
         if v.size:
-            rg.append([REG_METHODS["stsd-regressor"], b, mean_std(v, 3),
-                       mean_std(runs.values("diabetes", "stsd-regressor", p, "mae"), 3)])
+            rg.append(
+                [
+                    REG_METHODS["stsd-regressor"],
+                    b,
+                    mean_std(v, 3),
+                    mean_std(runs.values("diabetes", "stsd-regressor", p, "mae"), 3),
+                ]
+            )
     v = runs.values("dna", "pa-multiclass", {**base, "radius": math.inf, "budget": 1.0})
     if v.size:
         mc.append([MC_METHODS["pa-multiclass"], 1.0, mean_std(v)])
     p = {**base, "radius": math.inf, "budget": 1.0, "epsilon": 0.1}
     v = runs.values("diabetes", "pa-regressor", p, "mse")
     if v.size:
-        rg.append([REG_METHODS["pa-regressor"], 1.0, mean_std(v, 3),
-                   mean_std(runs.values("diabetes", "pa-regressor", p, "mae"), 3)])
+        rg.append(
+            [
+                REG_METHODS["pa-regressor"],
+                1.0,
+                mean_std(v, 3),
+                mean_std(runs.values("diabetes", "pa-regressor", p, "mae"), 3),
+            ]
+        )
     return f"""## Future work: multiclass and regression STSD
 
 The paper's conclusion names multiclass classification and regression on
@@ -444,9 +596,19 @@ def _data_table() -> str:
     rows = []
     for rec in published("stsd")["table1"]:
         src, r, c = SOURCES[rec["dataset"]]
-        rows.append([rec["dataset"], f"{rec['samples']} x {rec['dimensions']}", src,
-                     f"{r} rows, {c} columns" if r else "all"])
-    return "## Data\n\n" + markdown_table(rows, ["data", "paper (Table I)", "registry name", "kept"]) + "\n"
+        rows.append(
+            [
+                rec["dataset"],
+                f"{rec['samples']} x {rec['dimensions']}",
+                src,
+                f"{r} rows, {c} columns" if r else "all",
+            ]
+        )
+    return (
+        "## Data\n\n"
+        + markdown_table(rows, ["data", "paper (Table I)", "registry name", "kept"])
+        + "\n"
+    )
 
 
 _CHOICES = """## Choices
@@ -494,8 +656,10 @@ def _runtime(results: pd.DataFrame) -> str:
         return ""
     rows = float(results["n_rows"].sum()) if "n_rows" in results else 0.0
     comp = float(results["compute_seconds"].sum()) if "compute_seconds" in results else 0.0
-    return (f"## Runtime\n\n{len(results)} runs, {results['seconds'].sum():.1f} s of worker time, "
-            f"{rows:.3g} rows learnt; {rows / max(comp, 1e-9):.3g} rows/s in the compiled loop.\n")
+    return (
+        f"## Runtime\n\n{len(results)} runs, {results['seconds'].sum():.1f} s of worker time, "
+        f"{rows:.3g} rows learnt; {rows / max(comp, 1e-9):.3g} rows/s in the compiled loop.\n"
+    )
 
 
 PAPER = STSDPaper()

@@ -17,7 +17,7 @@ import numpy as np
 
 from evofeat.base import register_kernel
 from evofeat.linear._ops import dot, sq_norm
-from evofeat.linear._topk import topk_heapify, topk_pop, topk_touch
+from evofeat.linear._topk import topk_heapify, topk_pop, topk_rebuild, topk_touch
 
 __all__ = ["STSDState", "budget_limit", "running_sum"]
 
@@ -123,41 +123,18 @@ def _add(state, idx, val, a, lo, hi):  # type: ignore[no-untyped-def]
         if not bulk:
             topk_touch(heap, pos, hsize, v, c)
     if bulk:
-        m = 0
-        for i in range(hsize[0]):  # the old support, without the weights that became 0
-            c = heap[i]
-            if v[c] != 0.0:
-                heap[m] = c
-                m += 1
-            else:
-                pos[c] = -1
-        for k in range(idx.shape[0]):  # the new support
-            c = idx[k]
-            if pos[c] < 0 and v[c] != 0.0:
-                heap[m] = c
-                pos[c] = m
-                m += 1
-        hsize[0] = m
-        topk_heapify(heap, pos, hsize, v)
+        topk_rebuild(heap, pos, hsize, v, idx)
 
 
 @nb.njit(cache=True)
 def _fold_scale(state):  # type: ignore[no-untyped-def]
     """Multiply the scale into v (when it gets tiny), dropping weights that underflow."""
-    v, heap, pos, s = state.v, state.heap, state.pos, state.s
-    m = 0
+    v, heap, s = state.v, state.heap, state.s
     for i in range(state.hsize[0]):
-        c = heap[i]
-        v[c] *= s[_SCALE]
-        if v[c] != 0.0:
-            heap[m] = c
-            m += 1
-        else:
-            pos[c] = -1
-    state.hsize[0] = m
+        v[heap[i]] *= s[_SCALE]
     s[_L1] *= s[_SCALE]
     s[_SCALE] = 1.0
-    topk_heapify(heap, pos, state.hsize, v)
+    topk_rebuild(heap, state.pos, state.hsize, v, heap[:0])
 
 
 @nb.njit(cache=True)
@@ -235,7 +212,14 @@ def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
         # first round of a new stage: old coordinates step, new ones get the last tau, then sparsify
         if stepped:
             _add(state, idx, val, tau * direction, 0, new_from)
-        _add(state, idx, val, (1.0 if rule == _PERCEPTRON else s[_LAST_TAU]) * direction, new_from, _ALL_COLS)
+        _add(
+            state,
+            idx,
+            val,
+            (1.0 if rule == _PERCEPTRON else s[_LAST_TAU]) * direction,
+            new_from,
+            _ALL_COLS,
+        )
         _sparsify(state)
     elif stepped:
         _add(state, idx, val, tau * direction, 0, _ALL_COLS)
@@ -255,5 +239,3 @@ def _visible(state, cols, dim):  # type: ignore[no-untyped-def]
 
 
 register_kernel(STSDState, _predict, _learn, _visible)
-
-

@@ -44,6 +44,7 @@ __all__ = [
     "topk_heapify",
     "topk_min",
     "topk_pop",
+    "topk_rebuild",
     "topk_remove",
     "topk_reset",
     "topk_touch",
@@ -185,6 +186,27 @@ def topk_heapify(heap, pos, hsize, w):  # type: ignore[no-untyped-def]
         pos[heap[i]] = i
     for i in range(m // 2 - 1, -1, -1):
         _sift_down(heap, pos, m, w, i)
+
+
+@nb.njit(cache=True)
+def topk_rebuild(heap, pos, hsize, w, cols):  # type: ignore[no-untyped-def]
+    """After changing many weights at once: drop members whose ``w`` is now 0, add the columns of
+    ``cols`` that are not members and have ``w != 0``, restore the heap order (O(size + len(cols)))."""
+    m = 0
+    for i in range(hsize[0]):
+        c = heap[i]
+        if w[c] != 0.0:
+            heap[m] = c
+            m += 1
+        else:
+            pos[c] = -1
+    for c in cols:
+        if pos[c] < 0 and w[c] != 0.0:
+            heap[m] = c
+            pos[c] = m
+            m += 1
+    hsize[0] = m
+    topk_heapify(heap, pos, hsize, w)
 
 
 @nb.njit(cache=True)

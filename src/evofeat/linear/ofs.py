@@ -12,22 +12,41 @@ import numpy as np
 from evofeat.base import InputError, OnlineLearner, register_kernel
 from evofeat.linear._ops import dot
 from evofeat.linear._topk import topk_pop, topk_touch
-from evofeat.linear.ofs_partial import (
-    clear_marks,
-    draw_uniform,
-    explores,
-    mark_random,
-    masked_dot,
-    observed_reference,
-)
 
-__all__ = ["OFS", "OFSP", "PETrun", "RAND", "ofs_reference"]
+__all__ = ["OFS", "OFSState", "PETrun", "RAND", "draw_uniform", "ofs_reference"]
 
-_OFS, _PE, _RAND, _OFSP = 0, 1, 2, 3
+_OFS, _PE, _RAND, _OFSP = 0, 1, 2, 3  # modes (OFS_P: evofeat.linear.ofs_partial)
 # p: parameters; n: integer state (see OFSState)
 _P_MODE, _P_LR, _P_L2, _P_RADIUS, _P_BUDGET, _P_COUNT, _P_EPS, _P_ZERO = range(8)
 _N_B, _N_DIM, _N_VIS, _N_T, _N_SEED, _N_SEL, _N_DRAWS = range(7)
 _ZERO_SCORE = {"mistake": 1.0, "negative": 0.0}
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@nb.njit(cache=True)
+def _mix(z):  # type: ignore[no-untyped-def]
+    """SplitMix64's finaliser."""
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@nb.njit(cache=True)
+def draw_uniform(seed, stream, k):  # type: ignore[no-untyped-def]
+    """The ``k``-th uniform number in [0, 1) of ``stream`` under ``seed``.
+
+    A counter-based generator (SplitMix64 of ``(seed, stream, k)``): no state
+    to advance, so a draw can be repeated (a prediction and its update) and a
+    clone replays identically.
+    """
+    z = _mix(np.uint64(seed) + _GOLDEN)
+    z = _mix(z ^ (np.uint64(stream) * _GOLDEN))
+    z = _mix(z + np.uint64(k) * _GOLDEN)
+    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 class OFSState(NamedTuple):
@@ -129,107 +148,53 @@ def _step(state, idx):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True)
-def _score(state, idx, val):  # type: ignore[no-untyped-def]
-    """The score on the attributes the learner looks at (OFS_P: the observed ones; marks cleared)."""
-    if int(state.p[_P_MODE]) != _OFSP:
-        return state.s[0] * dot(state.v, idx, val)
-    t = state.n[_N_T]
-    if not explores(state.n[_N_SEED], t, state.p[_P_EPS]):
-        return state.s[0] * dot(state.v, idx, val)
-    k = mark_random(
-        state.flag, state.pick, state.vis, state.n[_N_VIS], state.n[_N_B], state.n[_N_SEED], t
-    )
-    s = state.s[0] * masked_dot(state.v, state.flag, idx, val)
-    clear_marks(state.flag, state.pick, k)
-    return s
-
-
-@nb.njit(cache=True)
 def _predict(state, idx, val):  # type: ignore[no-untyped-def]
-    s = _score(state, idx, val)
+    s = state.s[0] * dot(state.v, idx, val)
     return s, _label(state.p, s)
 
 
 @nb.njit(cache=True)
 def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
     mode = int(state.p[_P_MODE])
-    if mode == _RAND or mode == _PE:  # perceptron step on a mistake (y w.x <= 0)
-        if y * score > 0.0:
-            return 0.0
-        for k in range(idx.shape[0]):
-            if mode == _PE:
-                state.dw[k] = y * val[k]
-            elif state.flag[idx[k]] != 0:
-                state.v[idx[k]] += y * val[k]
-        if mode == _PE:
+    if mode == _OFS:
+        margin = y * score
+        _shrink(state, 1.0 - state.p[_P_LR] * state.p[_P_L2])
+        if margin <= 1.0:
+            for k in range(idx.shape[0]):
+                state.dw[k] = state.p[_P_LR] * y * val[k]
             _step(state, idx)
-        return 1.0
-    if mode == _OFSP:
-        return _learn_partial(state, idx, val, y)
-    margin = y * score
-    _shrink(state, 1.0 - state.p[_P_LR] * state.p[_P_L2])
-    if margin <= 1.0:
-        for k in range(idx.shape[0]):
-            state.dw[k] = state.p[_P_LR] * y * val[k]
+        return max(0.0, 1.0 - margin)
+    if y * score > 0.0:  # PE_trun and RAND: a perceptron step on a mistake (y w.x <= 0)
+        return 0.0
+    for k in range(idx.shape[0]):
+        if mode == _PE:
+            state.dw[k] = y * val[k]
+        elif state.flag[idx[k]] != 0:
+            state.v[idx[k]] += y * val[k]
+    if mode == _PE:
         _step(state, idx)
-    return max(0.0, 1.0 - margin)
-
-
-@nb.njit(cache=True)
-def _learn_partial(state, idx, val, y):  # type: ignore[no-untyped-def]
-    """OFS_P: OFS's step on the importance-weighted observed row (the draw of the prediction)."""
-    t, m, B, eps, seed = (
-        state.n[_N_T],
-        state.n[_N_VIS],
-        state.n[_N_B],
-        state.p[_P_EPS],
-        state.n[_N_SEED],
-    )
-    explore = explores(seed, t, eps)
-    k = mark_random(state.flag, state.pick, state.vis, m, B, seed, t) if explore else 0
-    margin = (
-        y
-        * state.s[0]
-        * (masked_dot(state.v, state.flag, idx, val) if explore else dot(state.v, idx, val))
-    )
-    _shrink(state, 1.0 - state.p[_P_LR] * state.p[_P_L2])
-    if margin <= 1.0:
-        q_explore = eps * min(1.0, B / m) if m > 0 else 0.0
-        for j in range(idx.shape[0]):
-            held = state.v[idx[j]] != 0.0  # in w_t's support
-            seen = (state.flag[idx[j]] != 0) if explore else held
-            state.dw[j] = (
-                state.p[_P_LR] * y * val[j] / (q_explore + (1.0 - eps) * held) if seen else 0.0
-            )
-        _step(state, idx)
-    clear_marks(state.flag, state.pick, k)
-    state.n[_N_T] = t + 1
-    return max(0.0, 1.0 - margin)
+    return 1.0
 
 
 @nb.njit(cache=True)
 def _visible(state, cols, dim):  # type: ignore[no-untyped-def]
+    """Update B; RAND fills its open slots from the visible features not in its set yet."""
     n = state.n
     n[_N_DIM] = dim
     n[_N_B] = _budget_of(state.p, dim)
-    mode = int(state.p[_P_MODE])
-    if mode == _OFSP:
-        state.vis[: cols.shape[0]] = cols
-        n[_N_VIS] = cols.shape[0]
-    elif (
-        mode == _RAND and n[_N_B] > n[_N_SEL]
-    ):  # fill the open slots from the unselected visible features
-        m = 0
-        for c in cols:
-            if state.flag[c] == 0:
-                state.vis[m] = c
-                m += 1
-        for i in range(min(n[_N_B] - n[_N_SEL], m)):  # partial Fisher-Yates
-            r = i + int(draw_uniform(n[_N_SEED], 0, n[_N_DRAWS]) * (m - i))
-            n[_N_DRAWS] += 1
-            state.vis[i], state.vis[r] = state.vis[r], state.vis[i]
-            state.flag[state.vis[i]] = 1
-            n[_N_SEL] += 1
+    if int(state.p[_P_MODE]) != _RAND or n[_N_B] <= n[_N_SEL]:
+        return
+    m = 0
+    for c in cols:
+        if state.flag[c] == 0:
+            state.vis[m] = c
+            m += 1
+    for i in range(min(n[_N_B] - n[_N_SEL], m)):  # partial Fisher-Yates
+        r = i + int(draw_uniform(n[_N_SEED], 0, n[_N_DRAWS]) * (m - i))
+        n[_N_DRAWS] += 1
+        state.vis[i], state.vis[r] = state.vis[r], state.vis[i]
+        state.flag[state.vis[i]] = 1
+        n[_N_SEL] += 1
 
 
 register_kernel(OFSState, _predict, _learn, _visible)
@@ -248,6 +213,7 @@ class _Budgeted(OnlineLearner):
     """What the four learners share: a budget of B active features, the state, the checks."""
 
     _mode: ClassVar[int] = _OFS
+    _state_type: ClassVar[type] = OFSState
     per_feature = ("v", "heap", "pos", "flag", "vis", "pick", "dw", "cand")
     budget: float
     budget_count: int | None
@@ -306,7 +272,7 @@ class _Budgeted(OnlineLearner):
             eps,
             _ZERO_SCORE[self.zero_score],
         ]
-        return OFSState(
+        return self._state_type(  # type: ignore[no-any-return]
             v=np.zeros(capacity),
             heap=np.zeros(capacity, np.int64),
             pos=np.full(capacity, -1, np.int64),
@@ -549,85 +515,6 @@ class RAND(_Budgeted):
         self.zero_score = zero_score
 
 
-class OFSP(_Step):
-    __doc__ = f"""OFS with partial inputs (OFS_P): the learner looks at only B attributes of a row.
-
-    With probability ``epsilon`` it requests B attributes drawn uniformly from the
-    visible features (exploration), otherwise the attributes of its support
-    (exploitation); :mod:`evofeat.linear.ofs_partial` states the draw. It predicts
-    with ``w`` on the observed attributes, and when the margin is ``<= 1`` takes OFS's
-    step on the importance-weighted row, each observed value divided by the
-    probability it had to be observed, ``epsilon min(1, B/d) + (1 - epsilon) [w_i != 0]``
-    (``d``: the number of visible features). The rest is as :class:`OFS`: the decay
-    ``1 - l2 lr`` (also on rows with margin > 1), the L2 ball, truncation to B.
-
-    The journal writes OFS_P with a ball of radius R and no decay; ``l2=0,
-    radius=R`` gives that form. The draws of row t depend only on ``seed`` and t, so
-    a prediction, the update that follows it and a clone all see the same attributes.
-    On the first row of a new visible set the prediction drew from the previous set;
-    the update draws from the new one.
-
-    Parameters
-    ----------
-    lr
-        eta, the step size (0.2).
-    l2
-        lambda, the regularisation (0.01).{_COMMON_DOC}
-    radius
-        Radius of the L2 ball (``None``: ``1 / sqrt(l2)``).
-    epsilon
-        Probability of an exploration row (0.2).
-    seed
-        Seed of the draws.
-
-    Examples
-    --------
-    >>> from evofeat.datasets import load
-    >>> from evofeat.streams import full
-    >>> from evofeat.evaluate import prequential
-    >>> ds = load("german", preprocess="unit-norm")
-    >>> prequential(OFSP(seed=1), full(ds.X, ds.y, ds.feature_names)).mistakes
-    495
-
-    References
-    ----------
-    Wang, Zhao, Hoi, Jin. Online Feature Selection and Its Applications. IEEE TKDE 26(3),
-    2014 (Algorithm 3, learning with partial inputs).
-    """
-
-    _mode = _OFSP
-
-    def __init__(
-        self,
-        lr: float = 0.2,
-        l2: float = 0.01,
-        budget: float = 0.1,
-        budget_count: int | None = None,
-        radius: float | None = None,
-        epsilon: float = 0.2,
-        seed: int = 0,
-        zero_score: str = "mistake",
-    ) -> None:
-        self.lr = lr
-        self.l2 = l2
-        self.budget = budget
-        self.budget_count = budget_count
-        self.radius = radius
-        self.epsilon = epsilon
-        self.seed = seed
-        self.zero_score = zero_score
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        _require(
-            _real(self.epsilon) and 0 < self.epsilon <= 1,
-            "epsilon must be a probability",
-            "a number in (0, 1]",
-            self.epsilon,
-            "pass epsilon=0.2",
-        )
-
-
 def _truncate_reference(w: np.ndarray, B: int) -> None:
     """Algorithm 2: keep the B largest ``|w|`` (ties: the lower column), in place."""
     nz = np.flatnonzero(w)
@@ -657,7 +544,7 @@ def ofs_reference(
     the prequential loop does. Returns the predicted labels (0: no decision).
 
     >>> ofs_reference(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), np.array([1, 1, -1]), budget_count=1)
-    array([ 0.,  1., -1.])
+    array([0., 1., 0.])
     """
     n, d = X.shape
     w, seen, in_set = np.zeros(d), np.zeros(d, bool), np.zeros(d, bool)
@@ -669,6 +556,8 @@ def ofs_reference(
     def observed(t: int) -> np.ndarray:
         mask = np.ones(d, bool)
         if algorithm == "ofs-p":
+            from evofeat.linear.ofs_partial import observed_reference
+
             mask[:] = False
             mask[list(observed_reference(w, cols, B, epsilon, seed=seed, t=t))] = True
         return mask
@@ -707,4 +596,10 @@ def ofs_reference(
     return out
 
 
-LEARNERS = {"ofs": OFS, "pe-trun": PETrun, "rand": RAND, "ofs-p": OFSP}
+def __getattr__(name: str) -> Any:
+    """``LEARNERS``, built on first use: OFS_P (``ofs_partial``) builds on this module."""
+    if name == "LEARNERS":
+        from evofeat.linear.ofs_partial import OFSP
+
+        return {"ofs": OFS, "pe-trun": PETrun, "rand": RAND, "ofs-p": OFSP}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

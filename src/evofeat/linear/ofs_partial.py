@@ -1,4 +1,4 @@
-"""OFS_P's partial inputs: which attributes of a row the learner may look at.
+"""OFS_P: online feature selection when the learner may look at only B attributes of a row.
 
 OFS_P (Wang et al., TKDE 2014, Algorithm 3, "learning with partial inputs")
 may request only B attributes of each row: with probability ``epsilon`` B
@@ -8,18 +8,9 @@ its update use only the observed attributes; the update divides each
 observed value by the probability that it was observed,
 ``epsilon * min(1, B / d) + (1 - epsilon) * [w_i != 0]`` (``d`` the number
 of visible features), which makes the observed row an unbiased estimate of
-the full row.
+the full row. The draw of row ``t`` (:func:`evofeat.linear.ofs.draw_uniform`)
+depends on the seed and ``t`` only, so predicting a row advances no state.
 
-The randomness is a counter-based generator (SplitMix64 of ``(seed, row,
-k)``): the draw of row ``t`` is a function of the seed and ``t`` only, so
-predicting a row does not advance any state, a prediction and the update
-that follows it see the same attributes, and a clone replays identically.
-The helpers here are compiled (called by :mod:`evofeat.linear.ofs`);
-:func:`observed_reference` states the same rule in plain Python for the
-reference implementation.
-
->>> float(draw_uniform(0, 0, 0)) == float(draw_uniform(0, 0, 0)), 0.0 <= draw_uniform(1, 2, 3) < 1.0
-(True, True)
 >>> sorted(observed_reference(np.zeros(6), np.arange(6), 2, 1.0, seed=0, t=0))
 [1, 5]
 """
@@ -29,35 +20,36 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = [
-    "clear_marks",
-    "draw_uniform",
-    "explores",
-    "mark_random",
-    "masked_dot",
-    "observed_reference",
-]
+from evofeat.base import register_kernel
+from evofeat.linear._ops import dot
+from evofeat.linear.ofs import (
+    _COMMON_DOC,
+    _N_B,
+    _N_SEED,
+    _N_T,
+    _N_VIS,
+    _OFSP,
+    _P_EPS,
+    _P_L2,
+    _P_LR,
+    OFSState,
+    _label,
+    _real,
+    _require,
+    _shrink,
+    _Step,
+    _step,
+    _visible,
+    draw_uniform,
+)
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
+__all__ = ["OFSP", "OFSPState", "observed_reference"]
 
 
-@nb.njit(cache=True)
-def _mix(z):  # type: ignore[no-untyped-def]
-    """SplitMix64's finaliser."""
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
+class OFSPState(OFSState):
+    """OFS's state; ``flag`` marks the attributes drawn for a row, ``vis`` lists the visible ones."""
 
-
-@nb.njit(cache=True)
-def draw_uniform(seed, stream, k):  # type: ignore[no-untyped-def]
-    """The ``k``-th uniform number in [0, 1) of ``stream`` under ``seed`` (no state is advanced)."""
-    z = _mix(np.uint64(seed) + _GOLDEN)
-    z = _mix(z ^ (np.uint64(stream) * _GOLDEN))
-    z = _mix(z + np.uint64(k) * _GOLDEN)
-    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    __slots__ = ()
 
 
 @nb.njit(cache=True)
@@ -100,6 +92,133 @@ def masked_dot(w, flag, idx, val):  # type: ignore[no-untyped-def]
         if flag[idx[k]] != 0:
             s += w[idx[k]] * val[k]
     return s
+
+
+@nb.njit(cache=True)
+def _observe(state, idx, val):  # type: ignore[no-untyped-def]
+    """Draw row t's attributes (marked in ``flag``); return (exploring, how many drawn, score)."""
+    t, seed = state.n[_N_T], state.n[_N_SEED]
+    if not explores(seed, t, state.p[_P_EPS]):
+        return False, 0, state.s[0] * dot(state.v, idx, val)
+    k = mark_random(state.flag, state.pick, state.vis, state.n[_N_VIS], state.n[_N_B], seed, t)
+    return True, k, state.s[0] * masked_dot(state.v, state.flag, idx, val)
+
+
+@nb.njit(cache=True)
+def _predict(state, idx, val):  # type: ignore[no-untyped-def]
+    _, k, s = _observe(state, idx, val)
+    clear_marks(state.flag, state.pick, k)
+    return s, _label(state.p, s)
+
+
+@nb.njit(cache=True)
+def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
+    """OFS's step on the importance-weighted observed row (the same draw as the prediction)."""
+    explore, k, s = _observe(state, idx, val)
+    margin = y * s
+    _shrink(state, 1.0 - state.p[_P_LR] * state.p[_P_L2])
+    if margin <= 1.0:
+        m, eps = state.n[_N_VIS], state.p[_P_EPS]
+        q_explore = eps * min(1.0, state.n[_N_B] / m) if m > 0 else 0.0
+        for j in range(idx.shape[0]):
+            held = state.v[idx[j]] != 0.0  # in w_t's support
+            seen = (state.flag[idx[j]] != 0) if explore else held
+            q = q_explore + (1.0 - eps) * held
+            state.dw[j] = state.p[_P_LR] * y * val[j] / q if seen else 0.0
+        _step(state, idx)
+    clear_marks(state.flag, state.pick, k)
+    state.n[_N_T] += 1
+    return max(0.0, 1.0 - margin)
+
+
+@nb.njit(cache=True)
+def _visible_partial(state, cols, dim):  # type: ignore[no-untyped-def]
+    _visible(state, cols, dim)
+    state.vis[: cols.shape[0]] = cols
+    state.n[_N_VIS] = cols.shape[0]
+
+
+register_kernel(OFSPState, _predict, _learn, _visible_partial)
+
+
+class OFSP(_Step):
+    __doc__ = f"""OFS with partial inputs (OFS_P): the learner looks at only B attributes of a row.
+
+    With probability ``epsilon`` it requests B attributes drawn uniformly from the
+    visible features (exploration), otherwise the attributes of its support
+    (exploitation); (the module docstring states the draw). It predicts
+    with ``w`` on the observed attributes, and when the margin is ``<= 1`` takes OFS's
+    step on the importance-weighted row, each observed value divided by the
+    probability it had to be observed, ``epsilon min(1, B/d) + (1 - epsilon) [w_i != 0]``
+    (``d``: the number of visible features). The rest is as :class:`OFS`: the decay
+    ``1 - l2 lr`` (also on rows with margin > 1), the L2 ball, truncation to B.
+
+    The journal writes OFS_P with a ball of radius R and no decay; ``l2=0,
+    radius=R`` gives that form. The draws of row t depend only on ``seed`` and t, so
+    a prediction, the update that follows it and a clone all see the same attributes.
+    On the first row of a new visible set the prediction drew from the previous set;
+    the update draws from the new one.
+
+    Parameters
+    ----------
+    lr
+        eta, the step size (0.2).
+    l2
+        lambda, the regularisation (0.01).{_COMMON_DOC}
+    radius
+        Radius of the L2 ball (``None``: ``1 / sqrt(l2)``).
+    epsilon
+        Probability of an exploration row (0.2).
+    seed
+        Seed of the draws.
+
+    Examples
+    --------
+    >>> from evofeat.datasets import load
+    >>> from evofeat.streams import full
+    >>> from evofeat.evaluate import prequential
+    >>> ds = load("german", preprocess="unit-norm")
+    >>> prequential(OFSP(seed=1), full(ds.X, ds.y, ds.feature_names)).mistakes
+    495
+
+    References
+    ----------
+    Wang, Zhao, Hoi, Jin. Online Feature Selection and Its Applications. IEEE TKDE 26(3),
+    2014 (Algorithm 3, learning with partial inputs).
+    """
+
+    _mode = _OFSP
+    _state_type = OFSPState
+
+    def __init__(
+        self,
+        lr: float = 0.2,
+        l2: float = 0.01,
+        budget: float = 0.1,
+        budget_count: int | None = None,
+        radius: float | None = None,
+        epsilon: float = 0.2,
+        seed: int = 0,
+        zero_score: str = "mistake",
+    ) -> None:
+        self.lr = lr
+        self.l2 = l2
+        self.budget = budget
+        self.budget_count = budget_count
+        self.radius = radius
+        self.epsilon = epsilon
+        self.seed = seed
+        self.zero_score = zero_score
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        _require(
+            _real(self.epsilon) and 0 < self.epsilon <= 1,
+            "epsilon must be a probability",
+            "a number in (0, 1]",
+            self.epsilon,
+            "pass epsilon=0.2",
+        )
 
 
 def observed_reference(

@@ -5,7 +5,17 @@ from evofeat.onepass.cstage import CStage
 from evofeat.onepass.opid import OPID, OPIDe
 from evofeat.onepass.stream import make_learner, run_incdec
 
-__all__ = ["LEARNERS", "OPID", "SVM", "CStage", "OPIDe", "SVMa", "SVMs", "make_learner", "run_incdec"]
+__all__ = [
+    "LEARNERS",
+    "OPID",
+    "SVM",
+    "CStage",
+    "OPIDe",
+    "SVMa",
+    "SVMs",
+    "make_learner",
+    "run_incdec",
+]
 
 #: Registry name -> estimator class; every one takes ``n_survived`` and ``fit(X, y, cstage=...)``.
 LEARNERS: dict[str, type] = {"opid": OPID, "opide": OPIDe, "svm": SVM, "svm-s": SVMs, "svm-a": SVMa}

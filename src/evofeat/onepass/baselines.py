@@ -84,7 +84,10 @@ class _LogisticBaseline(ClassifierMixin, BaseEstimator):
     columns: ClassVar[str] = "all"
 
     def __init__(
-        self, n_survived: int | None = None, Cs: Sequence[float] = DEFAULT_CS, cv: int = 5,
+        self,
+        n_survived: int | None = None,
+        Cs: Sequence[float] = DEFAULT_CS,
+        cv: int = 5,
         seed: int | None = None,
     ) -> None:
         self.n_survived = n_survived
@@ -97,8 +100,12 @@ class _LogisticBaseline(ClassifierMixin, BaseEstimator):
             return X
         d_s = check_n_survived(self.n_survived, type(self).__name__)
         if not d_s < X.shape[1] and self.columns == "augmented":
-            raise InputError("no augmented columns", expected=f"more than n_survived={d_s} columns",
-                             received=f"{X.shape[1]}", fix="pass X = [survived, augmented]")
+            raise InputError(
+                "no augmented columns",
+                expected=f"more than n_survived={d_s} columns",
+                received=f"{X.shape[1]}",
+                fix="pass X = [survived, augmented]",
+            )
         return X[:, :d_s] if self.columns == "survived" else X[:, d_s:]
 
     def fit(self, X: Any, y: Any, cstage: Iterable[tuple[Any, Any]] | None = None) -> Any:

@@ -15,6 +15,11 @@ inverts one ``3n x 3n`` matrix per batch of ``n`` rows. Either way the state is
 one ``(d_v + 2 d_s)``-square matrix and one ``(d_v + 2 d_s) x c`` matrix,
 whatever the number of rows; no batch is kept.
 
+Note: at ``rho = 0``, ``W_s`` is the plain least-squares fit on ``X_s``
+whatever ``lambda`` (the survived columns are columns of ``X~``, so the
+consistency term only moves ``W~``); with ``rho > 0`` it moves ``W_s``
+slightly.
+
 :func:`closed_form` is the plain batch reference (all rows at once, as one
 stacked ridge problem), used by the tests to check both one-pass solvers.
 """
@@ -98,7 +103,9 @@ class CStage:
             if not np.isfinite(value) or value <= 0:
                 raise InputError(f"bad {name}", expected="a finite float > 0", received=repr(value))
         if self.solver not in _SOLVERS:
-            raise InputError("bad solver", expected=" or ".join(_SOLVERS), received=repr(self.solver))
+            raise InputError(
+                "bad solver", expected=" or ".join(_SOLVERS), received=repr(self.solver)
+            )
         self._labels: list[Hashable] = []  # in order of first appearance: the columns of B
         self.n_rows_ = 0
         self._n_all: int | None = None  # d_v + d_s, fixed by the first batch
@@ -119,8 +126,9 @@ class CStage:
     def _start(self, n_all: int) -> None:
         if n_all <= self.n_survived:
             raise InputError(
-                "C-stage batch too narrow", expected=f"more than n_survived={self.n_survived} columns "
-                "([vanished, survived])", received=f"{n_all} columns",
+                "C-stage batch too narrow",
+                expected=f"more than n_survived={self.n_survived} columns ([vanished, survived])",
+                received=f"{n_all} columns",
                 fix="pass the vanished columns first, then the survived ones",
             )
         self._n_all = n_all
@@ -130,19 +138,24 @@ class CStage:
 
     def learn_many(self, X: np.ndarray, y: np.ndarray) -> CStage:
         """Fold one mini-batch ``X = [X_v, X_s]``, labels ``y``, into the state (Eq. 9 or 11)."""
-        X = check_matrix(X, "C-stage X", self._n_all, " ([vanished, survived], as in the first batch)")
+        X = check_matrix(
+            X, "C-stage X", self._n_all, " ([vanished, survived], as in the first batch)"
+        )
         y = check_labels(y, X.shape[0], "C-stage y", min_classes=1)
         if self._n_all is None:
             self._start(X.shape[1])
         Y = self._one_hot(y)
-        assert self._A is not None and self._B is not None
-        Xs = X[:, self._n_all - self.n_survived :]
+        assert self._A is not None and self._B is not None and self._n_all is not None
+        n_all: int = self._n_all
+        Xs = X[:, n_all - self.n_survived :]
         XU = np.hstack([X, Xs])  # rows of [X~, X_s]
         if self._B.shape[1] < Y.shape[1]:
-            self._B = np.hstack([self._B, np.zeros((self._B.shape[0], Y.shape[1] - self._B.shape[1]))])
+            self._B = np.hstack(
+                [self._B, np.zeros((self._B.shape[0], Y.shape[1] - self._B.shape[1]))]
+            )
         self._B += XU.T @ Y
         if self.solver == "accumulate":
-            self._A += _increment(XU, self._n_all, self.consistency)
+            self._A += _increment(XU, n_all, self.consistency)
         else:
             self._A = _woodbury(self._A, X, Xs, self.consistency)
         self.n_rows_ += X.shape[0]
@@ -156,8 +169,12 @@ class CStage:
     def solve(self) -> tuple[np.ndarray, np.ndarray]:
         """``(W~, W_s)`` of Eq. 5 for the rows seen so far (columns: :attr:`classes_`)."""
         if self._A is None or self._B is None:
-            raise InputError("the C-stage has no data", expected="at least one learn_many call",
-                             received="none", fix="feed the C-stage batches first")
+            raise InputError(
+                "the C-stage has no data",
+                expected="at least one learn_many call",
+                received="none",
+                fix="feed the C-stage batches first",
+            )
         if self.solver == "accumulate":
             W = linalg.cho_solve(linalg.cho_factor(self._A), self._B)
         else:
@@ -218,8 +235,14 @@ def closed_form(
     Xs = X[:, n_all - n_survived :]
     zs, za = np.zeros((n, n_survived)), np.zeros((n, n_all))
     rl = np.sqrt(consistency)
-    M = np.vstack([np.hstack([X, zs]), np.hstack([za, Xs]), np.hstack([rl * X, -rl * Xs]),
-                   np.sqrt(l2) * np.eye(n_all + n_survived)])
+    M = np.vstack(
+        [
+            np.hstack([X, zs]),
+            np.hstack([za, Xs]),
+            np.hstack([rl * X, -rl * Xs]),
+            np.sqrt(l2) * np.eye(n_all + n_survived),
+        ]
+    )
     t = np.vstack([Y, Y, np.zeros((n + n_all + n_survived, Y.shape[1]))])
     W = np.linalg.lstsq(M, t, rcond=None)[0]
     return W[:n_all], W[n_all:]

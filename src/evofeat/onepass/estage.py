@@ -17,6 +17,7 @@ through the kernel trick (an ``n``-square system on the kernel matrices).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -58,12 +59,30 @@ def weights_from_norms(norm_s: float, norm_bar: float, c: int, d_a: int) -> tupl
     return w1, 1.0 - w1
 
 
+def _solve_pos(M: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``M^{-1} B`` for symmetric positive definite ``M``.
+
+    As ``w_1`` approaches 0, the ridge ``gamma / (c w_1)`` of the ``Z`` block
+    grows without bound and scipy warns of ill-conditioning; the solution is
+    still right (that block goes to 0), so the warning is silenced.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", linalg.LinAlgWarning)
+        out: np.ndarray = linalg.solve(M, B, assume_a="pos")
+    return out
+
+
 def _ridges(gamma: float, w: tuple[float, float], c: int, d_a: int) -> tuple[float, float]:
     return gamma / (c * w[0]), gamma / ((c + d_a) * w[1])
 
 
 def joint_primal(
-    Z: np.ndarray, Xa: np.ndarray, Y: np.ndarray, gamma: float, max_iter: int = 100, tol: float = 1e-6
+    Z: np.ndarray,
+    Xa: np.ndarray,
+    Y: np.ndarray,
+    gamma: float,
+    max_iter: int = 100,
+    tol: float = 1e-6,
 ) -> JointFit:
     """Eq. 17 with ``Phi(x) = x``: alternate Prop. 4 (Eq. 23-24) and Prop. 3.
 
@@ -79,20 +98,26 @@ def joint_primal(
     w, hist = (0.5, 0.5), []
     for _ in range(max_iter):
         a1, a2 = _ridges(gamma, w, c, d_a)
-        V = linalg.solve(G + np.diag(np.r_[np.full(c, a1), np.full(c + d_a, a2)]), FY, assume_a="pos")
-        n_s, n_bar = np.linalg.norm(V[:c]), np.linalg.norm(V[c:])
+        V = _solve_pos(G + np.diag(np.r_[np.full(c, a1), np.full(c + d_a, a2)]), FY)
+        n_s, n_bar = float(np.linalg.norm(V[:c])), float(np.linalg.norm(V[c:]))
         hist.append(float(np.sum((F @ V - Y) ** 2) + a1 * n_s**2 + a2 * n_bar**2))
         w = weights_from_norms(n_s, n_bar, c, d_a)
         if len(hist) > 1 and hist[-2] - hist[-1] <= tol * abs(hist[-2]):
             break
     a1, a2 = _ridges(gamma, w, c, d_a)
-    V = linalg.solve(G + np.diag(np.r_[np.full(c, a1), np.full(c + d_a, a2)]), FY, assume_a="pos")
+    V = _solve_pos(G + np.diag(np.r_[np.full(c, a1), np.full(c + d_a, a2)]), FY)
     return JointFit(V, w, (1.0 / a1, 1.0 / a2), hist)
 
 
 def joint_dual(
-    Ks: np.ndarray, Kbar: np.ndarray, Y: np.ndarray, c: int, d_a: int, gamma: float,
-    max_iter: int = 100, tol: float = 1e-6,
+    Ks: np.ndarray,
+    Kbar: np.ndarray,
+    Y: np.ndarray,
+    c: int,
+    d_a: int,
+    gamma: float,
+    max_iter: int = 100,
+    tol: float = 1e-6,
 ) -> JointFit:
     """Eq. 17 through the kernel trick, on the kernel matrices of ``Z`` and ``[Z, X_a]``.
 
@@ -113,7 +138,7 @@ def joint_dual(
     for _ in range(max_iter):
         a1, a2 = _ridges(gamma, w, c, d_a)
         K = Ks / a1 + Kbar / a2
-        alpha = linalg.solve(K + np.eye(n), Y, assume_a="pos")
+        alpha = _solve_pos(K + np.eye(n), Y)
         sq_s = float(np.sum(alpha * (Ks @ alpha))) / a1**2
         sq_bar = float(np.sum(alpha * (Kbar @ alpha))) / a2**2
         hist.append(float(np.sum((K @ alpha - Y) ** 2) + a1 * sq_s + a2 * sq_bar))
@@ -121,11 +146,13 @@ def joint_dual(
         if len(hist) > 1 and hist[-2] - hist[-1] <= tol * abs(hist[-2]):
             break
     a1, a2 = _ridges(gamma, w, c, d_a)
-    alpha = linalg.solve(Ks / a1 + Kbar / a2 + np.eye(n), Y, assume_a="pos")
+    alpha = _solve_pos(Ks / a1 + Kbar / a2 + np.eye(n), Y)
     return JointFit(alpha, w, (1.0 / a1, 1.0 / a2), hist)
 
 
-def best_weight(P_s: np.ndarray, P_bar: np.ndarray, y_codes: np.ndarray, grid: Sequence[float]) -> float:
+def best_weight(
+    P_s: np.ndarray, P_bar: np.ndarray, y_codes: np.ndarray, grid: Sequence[float]
+) -> float:
     """OPIDe's ``w_1`` (Eq. 3): the grid value whose mix ``w_1 P_s + (1 - w_1) P_bar`` of
     out-of-fold class probabilities is most accurate; ties go to the value nearest 1/2.
 

@@ -64,8 +64,10 @@ class _OnePass(ClassifierMixin, BaseEstimator):
         d_s = check_n_survived(self.n_survived, name)
         if cstage is None:
             raise InputError(
-                f"{name} needs the C-stage stream", expected="fit(X, y, cstage=batches) with an "
-                "iterable of (X_i, y_i) over [vanished, survived] columns", received="cstage=None",
+                f"{name} needs the C-stage stream",
+                expected="fit(X, y, cstage=batches) with an "
+                "iterable of (X_i, y_i) over [vanished, survived] columns",
+                received="cstage=None",
                 fix="pass the scenario's C-stage batches, e.g. fit(X, y, cstage=scenario.batches)",
             )
         solver = CStage(d_s, consistency=self.consistency, l2=self.l2, solver=self.solver)
@@ -74,15 +76,22 @@ class _OnePass(ClassifierMixin, BaseEstimator):
         if solver.n_rows_ == 0:
             raise InputError("empty C-stage stream", expected="at least one batch", received="none")
         if len(solver.classes_) < 2:
-            raise InputError("the C-stage stream has one class only", expected="at least 2 classes",
-                             received=f"{solver.classes_.tolist()}", fix="give a stream with several classes")
+            raise InputError(
+                "the C-stage stream has one class only",
+                expected="at least 2 classes",
+                received=f"{solver.classes_.tolist()}",
+                fix="give a stream with several classes",
+            )
         self.cstage_classes_ = solver.classes_
         self.cstage_rows_ = solver.n_rows_
         self.coef_cstage_ = solver.solve()[1]  # W_s*, d_s x c
         X = check_matrix(X, "X", None)
         if X.shape[1] < d_s:
-            raise InputError("bad X", expected=f"at least n_survived={d_s} columns ([survived, "
-                             "augmented])", received=f"{X.shape[1]} columns")
+            raise InputError(
+                "bad X",
+                expected=f"at least n_survived={d_s} columns ([survived, augmented])",
+                received=f"{X.shape[1]} columns",
+            )
         y = check_labels(y, X.shape[0])
         self.n_features_in_ = X.shape[1]
         self.classes_ = np.unique(y)
@@ -164,9 +173,15 @@ class OPIDe(_OnePass):
     """
 
     def __init__(
-        self, n_survived: int | None = None, consistency: float = 1.0, l2: float = 1.0,
-        solver: str = "accumulate", Cs: Sequence[float] = DEFAULT_CS,
-        weights: Sequence[float] = DEFAULT_WEIGHTS, cv: int = 5, seed: int | None = None,
+        self,
+        n_survived: int | None = None,
+        consistency: float = 1.0,
+        l2: float = 1.0,
+        solver: str = "accumulate",
+        Cs: Sequence[float] = DEFAULT_CS,
+        weights: Sequence[float] = DEFAULT_WEIGHTS,
+        cv: int = 5,
+        seed: int | None = None,
     ) -> None:
         self.n_survived = n_survived
         self.consistency = consistency
@@ -270,10 +285,18 @@ class OPID(_OnePass):
     """
 
     def __init__(
-        self, n_survived: int | None = None, consistency: float = 1.0, l2: float = 1.0,
-        solver: str = "accumulate", estage_l2: float | Sequence[float] = DEFAULT_GAMMAS,
-        kernel: str = "linear", kernel_gamma: float | None = None, max_iter: int = 100,
-        tol: float = 1e-6, cv: int = 5, seed: int | None = None,
+        self,
+        n_survived: int | None = None,
+        consistency: float = 1.0,
+        l2: float = 1.0,
+        solver: str = "accumulate",
+        estage_l2: float | Sequence[float] = DEFAULT_GAMMAS,
+        kernel: str = "linear",
+        kernel_gamma: float | None = None,
+        max_iter: int = 100,
+        tol: float = 1e-6,
+        cv: int = 5,
+        seed: int | None = None,
     ) -> None:
         self.n_survived = n_survived
         self.consistency = consistency
@@ -288,11 +311,18 @@ class OPID(_OnePass):
         self.seed = seed
 
     def _grid(self) -> list[float]:
-        grid = [self.estage_l2] if np.isscalar(self.estage_l2) else list(self.estage_l2)  # type: ignore[arg-type]
+        raw = self.estage_l2
+        try:
+            grid = [float(raw)] if np.isscalar(raw) else [float(g) for g in raw]  # type: ignore[arg-type,union-attr]
+        except (TypeError, ValueError):
+            grid = []
         if not grid or not all(np.isfinite(g) and g > 0 for g in grid):
-            raise InputError("bad estage_l2", expected="a float > 0 or a non-empty grid of them",
-                             received=repr(self.estage_l2))
-        return sorted(float(g) for g in grid)
+            raise InputError(
+                "bad estage_l2",
+                expected="a float > 0 or a non-empty grid of them",
+                received=repr(self.estage_l2),
+            )
+        return sorted(grid)
 
     def _fit_estage(self, Z: np.ndarray, Xa: np.ndarray, codes: np.ndarray) -> None:
         if self.kernel not in ("linear", "rbf"):
@@ -301,8 +331,18 @@ class OPID(_OnePass):
         gamma = grid[0]
         if len(grid) > 1:
             split = list(folds(codes, self.cv, self.seed).split(Z, codes))
-            acc = [np.mean([np.mean(self._joint(Z[tr], Xa[tr], codes[tr], g).scores(Z[te], Xa[te])
-                                    .argmax(1) == codes[te]) for tr, te in split]) for g in grid]
+            acc = [
+                np.mean(
+                    [
+                        np.mean(
+                            self._joint(Z[tr], Xa[tr], codes[tr], g).scores(Z[te], Xa[te]).argmax(1)
+                            == codes[te]
+                        )
+                        for tr, te in split
+                    ]
+                )
+                for g in grid
+            ]
             gamma = grid[int(np.flatnonzero(np.isclose(acc, max(acc)))[-1])]
         self.estage_l2_ = gamma
         self.estage_ = self._joint(Z, Xa, codes, gamma)

@@ -25,8 +25,9 @@ def make_learner(name: str, n_survived: int, seed: int | None = None, **params: 
     from evofeat.onepass import LEARNERS
 
     if name not in LEARNERS:
-        raise InputError(f"unknown learner {name!r}", expected=", ".join(sorted(LEARNERS)),
-                         received=repr(name))
+        raise InputError(
+            f"unknown learner {name!r}", expected=", ".join(sorted(LEARNERS)), received=repr(name)
+        )
     cls = LEARNERS[name]
     params = {"n_survived": n_survived, **params}
     if seed is not None and "seed" in cls().get_params():
@@ -34,7 +35,9 @@ def make_learner(name: str, n_survived: int, seed: int | None = None, **params: 
     return cls(**params)
 
 
-def run_incdec(learner: str | Any, scenario: IncDec, seed: int | None = None, **params: Any) -> dict[str, Any]:
+def run_incdec(
+    learner: str | Any, scenario: IncDec, seed: int | None = None, **params: Any
+) -> dict[str, Any]:
     """Read the scenario's C-stage stream once, fit its E-stage train half, score the test half.
 
     Returns ``{"accuracy", "seconds", "d_v", "d_s", "d_a", "n_cstage", "n_train", "n_test"}``.
@@ -47,10 +50,19 @@ def run_incdec(learner: str | Any, scenario: IncDec, seed: int | None = None, **
     >>> print(f"{out['accuracy']:.2f}")
     0.85
     """
-    model = make_learner(learner, scenario.d_s, seed, **params) if isinstance(learner, str) else learner
+    model = (
+        make_learner(learner, scenario.d_s, seed, **params) if isinstance(learner, str) else learner
+    )
     start = time.perf_counter()
     model.fit(scenario.X_train, scenario.y_train, cstage=iter(scenario.batches))
     accuracy = float(np.mean(model.predict(scenario.X_test) == scenario.y_test))
-    return {"accuracy": accuracy, "seconds": time.perf_counter() - start, "d_v": scenario.d_v,
-            "d_s": scenario.d_s, "d_a": scenario.d_a, "n_cstage": int(scenario.cstage_rows.size),
-            "n_train": int(scenario.train_rows.size), "n_test": int(scenario.test_rows.size)}
+    return {
+        "accuracy": accuracy,
+        "seconds": time.perf_counter() - start,
+        "d_v": scenario.d_v,
+        "d_s": scenario.d_s,
+        "d_a": scenario.d_a,
+        "n_cstage": int(scenario.cstage_rows.size),
+        "n_train": int(scenario.train_rows.size),
+        "n_test": int(scenario.test_rows.size),
+    }

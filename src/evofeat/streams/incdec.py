@@ -85,9 +85,11 @@ class IncDec:
         return int(self.augmented.size)
 
     def __repr__(self) -> str:
-        return (f"IncDec(d_v={self.d_v}, d_s={self.d_s}, d_a={self.d_a}, C-stage "
-                f"{self.cstage_rows.size} rows in {len(self.batches)} batches, E-stage "
-                f"{self.train_rows.size} + {self.test_rows.size} rows)")
+        return (
+            f"IncDec(d_v={self.d_v}, d_s={self.d_s}, d_a={self.d_a}, C-stage "
+            f"{self.cstage_rows.size} rows in {len(self.batches)} batches, E-stage "
+            f"{self.train_rows.size} + {self.test_rows.size} rows)"
+        )
 
 
 def split_sizes(d: int, d_v: float, d_s: float, d_a: float) -> tuple[int, int, int]:
@@ -99,32 +101,55 @@ def split_sizes(d: int, d_v: float, d_s: float, d_a: float) -> tuple[int, int, i
     sizes = (d_v, d_s, d_a)
     if all(isinstance(s, int | np.integer) and not isinstance(s, bool) for s in sizes):
         if min(sizes) < 0 or sum(sizes) != d or d_s == 0:  # type: ignore[operator]
-            raise InputError("bad feature split", expected=f"counts >= 0, d_s > 0, summing to {d}",
-                             received=f"d_v={d_v}, d_s={d_s}, d_a={d_a}",
-                             fix="give counts that cover every column, or fractions summing to 1")
+            raise InputError(
+                "bad feature split",
+                expected=f"counts >= 0, d_s > 0, summing to {d}",
+                received=f"d_v={d_v}, d_s={d_s}, d_a={d_a}",
+                fix="give counts that cover every column, or fractions summing to 1",
+            )
         return int(d_v), int(d_s), int(d_a)
     if all(isinstance(s, float) for s in sizes) and min(sizes) >= 0 and abs(sum(sizes) - 1) < 1e-9:
         n_s = math.ceil(d_s * d - 1e-9)
         n_a = min(math.floor(d_a * d + 1e-9), d - n_s)
         if n_s == 0:
-            raise InputError("no survived feature", expected="d_s * d >= 1", received=f"{d_s} * {d}")
+            raise InputError(
+                "no survived feature", expected="d_s * d >= 1", received=f"{d_s} * {d}"
+            )
         return d - n_s - n_a, n_s, n_a
-    raise InputError("bad feature split", expected="three ints (counts) or three floats (fractions "
-                     "summing to 1)", received=f"d_v={d_v!r}, d_s={d_s!r}, d_a={d_a!r}",
-                     fix="e.g. d_v=0.25, d_s=0.5, d_a=0.25")
+    raise InputError(
+        "bad feature split",
+        expected="three ints (counts) or three floats (fractions summing to 1)",
+        received=f"d_v={d_v!r}, d_s={d_s!r}, d_a={d_a!r}",
+        fix="e.g. d_v=0.25, d_s=0.5, d_a=0.25",
+    )
 
 
-def _take(rows: np.ndarray, k: int, what: str, label: Any, rng: np.random.Generator | None) -> np.ndarray:
+def _take(
+    rows: np.ndarray, k: int, what: str, label: Any, rng: np.random.Generator | None
+) -> np.ndarray:
     if rows.size < k:
-        raise InputError(f"too few rows of class {label!r} for the {what}",
-                         expected=f"{k} rows", received=f"{rows.size}",
-                         fix="lower n_cstage or n_estage, or use a larger data set")
+        raise InputError(
+            f"too few rows of class {label!r} for the {what}",
+            expected=f"{k} rows",
+            received=f"{rows.size}",
+            fix="lower n_cstage or n_estage, or use a larger data set",
+        )
     return rows[:k] if rng is None else rng.choice(rows, size=k, replace=False)
 
 
 def incdec(
-    X: Any, y: Any, *, d_v: float, d_s: float, d_a: float, batch_size: int, n_cstage: int,
-    n_estage: int, columns: str = "order", cstage_rows: str = "first", estage_balanced: bool = True,
+    X: Any,
+    y: Any,
+    *,
+    d_v: float,
+    d_s: float,
+    d_a: float,
+    batch_size: int,
+    n_cstage: int,
+    n_estage: int,
+    columns: str = "order",
+    cstage_rows: str = "first",
+    estage_balanced: bool = True,
     seed: int | None = None,
 ) -> IncDec:
     """Draw the incdec scenario from ``(X, y)`` (see the module docstring for the rules).
@@ -157,14 +182,23 @@ def incdec(
     """
     y = np.asarray(y)
     if X.shape[0] != y.shape[0]:
-        raise InputError("X and y disagree", expected="one label per row",
-                         received=f"{X.shape[0]} rows and {y.shape[0]} labels")
+        raise InputError(
+            "X and y disagree",
+            expected="one label per row",
+            received=f"{X.shape[0]} rows and {y.shape[0]} labels",
+        )
     if columns not in ("order", "random") or cstage_rows not in ("first", "random"):
-        raise InputError("bad option", expected="columns in {'order', 'random'} and cstage_rows in "
-                         "{'first', 'random'}", received=f"{columns!r}, {cstage_rows!r}")
+        raise InputError(
+            "bad option",
+            expected="columns in {'order', 'random'} and cstage_rows in {'first', 'random'}",
+            received=f"{columns!r}, {cstage_rows!r}",
+        )
     if batch_size < 1 or n_estage < 1:
-        raise InputError("bad sizes", expected="batch_size >= 1 and n_estage >= 1",
-                         received=f"{batch_size}, {n_estage}")
+        raise InputError(
+            "bad sizes",
+            expected="batch_size >= 1 and n_estage >= 1",
+            received=f"{batch_size}, {n_estage}",
+        )
     rng = np.random.default_rng(seed)
     nv, ns, na = split_sizes(X.shape[1], d_v, d_s, d_a)
     order = np.arange(X.shape[1]) if columns == "order" else rng.permutation(X.shape[1])
@@ -173,12 +207,17 @@ def incdec(
     classes = np.unique(y)
     c = classes.size
     if c < 2 or n_cstage % c or n_cstage < c:
-        raise InputError("bad n_cstage", expected=f"a positive multiple of the {c} classes (>= 2 "
-                         "classes)", received=f"n_cstage={n_cstage}",
-                         fix=f"use n_cstage = {c} * rows per class")
+        raise InputError(
+            "bad n_cstage",
+            expected=f"a positive multiple of the {c} classes (>= 2 classes)",
+            received=f"n_cstage={n_cstage}",
+            fix=f"use n_cstage = {c} * rows per class",
+        )
     per_class = [np.flatnonzero(y == k) for k in classes]
-    cs = [_take(r, n_cstage // c, "C-stage", k, None if cstage_rows == "first" else rng)
-          for r, k in zip(per_class, classes, strict=True)]
+    cs = [
+        _take(r, n_cstage // c, "C-stage", k, None if cstage_rows == "first" else rng)
+        for r, k in zip(per_class, classes, strict=True)
+    ]
     rest = [np.setdiff1d(r, t, assume_unique=True) for r, t in zip(per_class, cs, strict=True)]
     c_rows = rng.permutation(np.concatenate(cs))
 
@@ -186,8 +225,12 @@ def incdec(
     if estage_balanced:
         counts = np.full(c, n_pool // c)
         counts[rng.choice(c, size=n_pool % c, replace=False)] += 1
-        pool = np.concatenate([_take(r, int(m), "E-stage", k, rng)
-                               for r, m, k in zip(rest, counts, classes, strict=True)])
+        pool = np.concatenate(
+            [
+                _take(r, int(m), "E-stage", k, rng)
+                for r, m, k in zip(rest, counts, classes, strict=True)
+            ]
+        )
     else:
         pool = _take(np.concatenate(rest), n_pool, "E-stage", "any", rng)
     pool = rng.permutation(pool)
@@ -199,7 +242,20 @@ def incdec(
 
     cv_idx, ea_idx = np.concatenate([vanished, survived]), np.concatenate([survived, augmented])
     Xc = cols(c_rows, cv_idx)
-    batches = [(Xc[s : s + batch_size], y[c_rows[s : s + batch_size]])
-               for s in range(0, c_rows.size, batch_size)]
-    return IncDec(batches, cols(train, ea_idx), y[train], cols(test, ea_idx), y[test],
-                  vanished, survived, augmented, c_rows, train, test)
+    batches = [
+        (Xc[s : s + batch_size], y[c_rows[s : s + batch_size]])
+        for s in range(0, c_rows.size, batch_size)
+    ]
+    return IncDec(
+        batches,
+        cols(train, ea_idx),
+        y[train],
+        cols(test, ea_idx),
+        y[test],
+        vanished,
+        survived,
+        augmented,
+        c_rows,
+        train,
+        test,
+    )

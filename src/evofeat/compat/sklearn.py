@@ -1,0 +1,257 @@
+"""scikit-learn estimators over evofeat's online learners (compiled array path).
+
+``fit`` / ``partial_fit`` run the learner test-then-train over the rows in
+the order given (:func:`evofeat.evaluate.prequential` on a
+:class:`~evofeat.streams.Stream`), so, as with any online learner, the model
+depends on the row order. ``predict`` scores rows with the learner's compiled
+kernel and does not learn. In a dense ``X``, NaN marks an absent feature
+(evofeat's meaning of NaN in arrays), so rows may see different features.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numba as nb
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from evofeat.base.errors import InputError
+from evofeat.base.kernel import kernel_predict
+from evofeat.base.learner import OnlineLearner
+from evofeat.compat import build_learner
+from evofeat.evaluate.prequential import prequential
+from evofeat.streams.stream import Stream
+
+__all__ = ["OnlineClassifier", "OnlineRegressor"]
+
+_PREDICT_ROWS = 65536
+
+
+@nb.njit(cache=True)
+def _predict_rows(state, indptr, indices, data, out_score, out_label):  # type: ignore[no-untyped-def]
+    for i in range(out_score.shape[0]):
+        a = indptr[i]
+        b = indptr[i + 1]
+        score, label = kernel_predict(state, indices[a:b], data[a:b])
+        out_score[i] = score
+        out_label[i] = label
+
+
+class _OnlineEstimator(BaseEstimator):
+    """What the classifier and the regressor share: validation, learning, scoring rows."""
+
+    _tasks: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, learner: str | OnlineLearner | None = None, params: Mapping[str, Any] | None = None) -> None:
+        self.learner = learner
+        self.params = params
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN = an absent feature
+        tags.input_tags.sparse = True
+        return tags
+
+    def _check_X(self, X: Any, reset: bool) -> np.ndarray | sp.csr_matrix:
+        X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64,
+                          ensure_all_finite="allow-nan")
+        self._reject_sparse_nan(X)
+        return X
+
+    @staticmethod
+    def _reject_sparse_nan(X: Any) -> None:
+        if sp.issparse(X) and not np.isfinite(X.data).all():
+            raise InputError("a sparse X holds NaN", expected="finite stored values (an unstored entry is 0)",
+                             received="NaN", fix="pass a dense array to use NaN as 'absent', or drop the NaN")
+
+    def _learn(self, X: np.ndarray | sp.csr_matrix, target: np.ndarray) -> None:
+        """Run the learner test-then-train over the rows (columns are named by position)."""
+        names = list(range(X.shape[1]))
+        task = self.learner_.task
+        stream = Stream.full(X, target, names, task=task) if sp.issparse(X) else Stream.from_dense(
+            X, target, names, task=task)
+        prequential(self.learner_, stream)
+
+    def _scores(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(score, label)`` of each row from the learner's compiled predict; nothing is learned."""
+        check_is_fitted(self, "learner_")
+        X = self._check_X(X, reset=False)
+        model = self.learner_
+        n = X.shape[0]
+        score, label = np.zeros(n), np.zeros(n)
+        if model._state is None:
+            return score, label
+        col_map = np.array([model.feature_index_.get(j) for j in range(X.shape[1])], dtype=np.int64)
+        for start in range(0, n, _PREDICT_ROWS):
+            stop = min(n, start + _PREDICT_ROWS)
+            block = sp.csr_matrix(X[start:stop]) if sp.issparse(X) else None
+            if block is None:
+                dense = np.asarray(X[start:stop])
+                rows, cols = np.nonzero(~np.isnan(dense) & (col_map >= 0))
+                values = dense[rows, cols]
+            else:
+                rows = np.repeat(np.arange(stop - start), np.diff(block.indptr))
+                keep = col_map[block.indices] >= 0
+                rows, cols, values = rows[keep], block.indices[keep], block.data[keep]
+            csr = sp.csr_matrix((values, (rows, col_map[cols])), shape=(stop - start, model._capacity))
+            csr.sort_indices()
+            _predict_rows(model._state, csr.indptr.astype(np.int64), csr.indices.astype(np.int64),
+                          csr.data.astype(np.float64), score[start:stop], label[start:stop])
+        return score, label
+
+
+class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
+    """A binary evofeat online learner as a scikit-learn classifier.
+
+    Any two class labels are mapped to -1/+1: ``classes_[0]`` (the smaller,
+    after sorting) to -1, ``classes_[1]`` to +1.
+
+    Parameters
+    ----------
+    learner
+        A name in :data:`evofeat.registry.ONLINE` (``"pa-i"``, ``"stsd-i"``,
+        ``"ofs"``...) or an :class:`~evofeat.base.OnlineLearner` used as a
+        template (it is cloned, never trained itself).
+    params
+        The learner's parameters (for a name), or overrides (for an instance).
+
+    Attributes
+    ----------
+    learner_ : OnlineLearner
+        The trained learner.
+    classes_ : numpy.ndarray
+        The two class labels; ``classes_[1]`` is the learner's +1.
+    n_features_in_ : int
+        Columns of ``X`` seen in ``fit``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X, y = make_classification(n_samples=600, random_state=0)
+    >>> clf = OnlineClassifier("pa-i", {"C": 0.1})
+    >>> round(float(clf.fit(X[:400], y[:400]).score(X[400:], y[400:])), 3)
+    0.935
+    >>> clf.predict_proba(X[:2]).round(3).tolist()
+    [[0.995, 0.005], [0.02, 0.98]]
+    >>> cross_val_score(make_pipeline(StandardScaler(), OnlineClassifier()), X, y, cv=3).round(2).tolist()
+    [0.94, 0.92, 0.93]
+    """
+
+    _tasks = ("binary",)
+
+    def __init__(self, learner: str | OnlineLearner | None = "pa-i", params: Mapping[str, Any] | None = None) -> None:
+        super().__init__(learner, params)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X: Any, y: Any) -> OnlineClassifier:
+        """Start afresh and learn from the rows in order (one pass)."""
+        for attr in ("learner_", "classes_"):
+            self.__dict__.pop(attr, None)
+        return self.partial_fit(X, y)
+
+    def partial_fit(self, X: Any, y: Any, classes: Any = None) -> OnlineClassifier:
+        """Continue learning from the rows in order; ``classes`` (both labels) may be given on the first call."""
+        first = not hasattr(self, "learner_")
+        X, y = validate_data(self, X, y, reset=first, accept_sparse="csr", dtype=np.float64,
+                             ensure_all_finite="allow-nan")
+        self._reject_sparse_nan(X)
+        check_classification_targets(y)
+        if first:
+            found = np.unique(y if classes is None else np.asarray(classes))
+            if found.size != 2:
+                raise InputError(f"{type(self).__name__} needs exactly two classes",
+                                 expected="two class labels (binary classification)",
+                                 received=f"{found.size} class(es): {found[:5].tolist()}",
+                                 fix="pass classes=[neg, pos] if a batch holds one class; use one-vs-rest "
+                                     "(sklearn.multiclass.OneVsRestClassifier) for more")
+            self.learner_ = build_learner(self.learner, self.params, self._tasks)
+            self.classes_ = found
+        unknown = ~np.isin(y, self.classes_)
+        if unknown.any():
+            raise InputError("a label outside classes_", expected=f"one of {self.classes_.tolist()}",
+                             received=repr(y[unknown][0]), fix="pass every class in the first partial_fit")
+        self._learn(X, np.where(y == self.classes_[1], 1, -1))
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The learner's score of each row (positive: ``classes_[1]``)."""
+        return self._scores(X)[0]
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The predicted class of each row (the learner's label; "no decision" is ``classes_[0]``)."""
+        label = self._scores(X)[1]
+        return np.asarray(self.classes_[(label > 0).astype(np.intp)])
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """``[P(classes_[0]), P(classes_[1])]`` per row: the logistic function of the score.
+
+        For margin learners (PA, perceptron, STSD, OFS) this squashes the
+        margin: monotone in the score, not calibrated.
+        """
+        p = expit(self.decision_function(X))
+        return np.column_stack([1.0 - p, p])
+
+
+class OnlineRegressor(RegressorMixin, _OnlineEstimator):
+    """A regression evofeat online learner as a scikit-learn regressor.
+
+    Parameters
+    ----------
+    learner
+        A regression learner's registry name, an
+        :class:`~evofeat.base.OnlineLearner` with ``task == "regression"``
+        used as a template, or ``None``: the first registered regression
+        learner.
+    params
+        The learner's parameters (for a name), or overrides (for an instance).
+
+    Attributes
+    ----------
+    learner_ : OnlineLearner
+        The trained learner.
+    n_features_in_ : int
+        Columns of ``X`` seen in ``fit``.
+
+    Examples
+    --------
+    >>> reg = OnlineRegressor(learner="pa-i")
+    >>> reg.fit([[0.0], [1.0]], [0.0, 1.0])
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: pa-i is a binary learner: expected a regression learner, received PA(mode='pa-i', C=1.0); fix: pick a learner for this task
+    """
+
+    _tasks = ("regression",)
+
+    def fit(self, X: Any, y: Any) -> OnlineRegressor:
+        """Start afresh and learn from the rows in order (one pass)."""
+        self.__dict__.pop("learner_", None)
+        return self.partial_fit(X, y)
+
+    def partial_fit(self, X: Any, y: Any) -> OnlineRegressor:
+        """Continue learning from the rows in order."""
+        first = not hasattr(self, "learner_")
+        X, y = validate_data(self, X, y, reset=first, accept_sparse="csr", dtype=np.float64,
+                             ensure_all_finite="allow-nan", y_numeric=True)
+        self._reject_sparse_nan(X)
+        if first:
+            self.learner_ = build_learner(self.learner, self.params, self._tasks)
+        self._learn(X, np.asarray(y, dtype=np.float64))
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The learner's prediction for each row."""
+        return self._scores(X)[1]
