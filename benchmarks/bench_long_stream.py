@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
 import subprocess
@@ -29,7 +30,9 @@ import scipy.sparse as sp
 HERE = Path(__file__).resolve().parent
 
 
-def generate(path: Path, rows: int, d: int = 1000, nnz: int = 10, seed: int = 0, block: int = 200_000) -> None:
+def generate(
+    path: Path, rows: int, d: int = 1000, nnz: int = 10, seed: int = 0, block: int = 200_000
+) -> None:
     """Write ``rows`` rows (``nnz`` features each, labels of a noisy linear model) to ``path``."""
     from sklearn.datasets import dump_svmlight_file
 
@@ -40,8 +43,14 @@ def generate(path: Path, rows: int, d: int = 1000, nnz: int = 10, seed: int = 0,
         for start in range(0, rows, block):
             m = min(block, rows - start)
             cols = np.sort(rng.integers(0, d, size=(m, nnz)), axis=1)
-            X = sp.csr_matrix((np.round(rng.standard_normal(m * nnz), 3), cols.ravel(),
-                               np.arange(0, (m + 1) * nnz, nnz)), shape=(m, d))
+            X = sp.csr_matrix(
+                (
+                    np.round(rng.standard_normal(m * nnz), 3),
+                    cols.ravel(),
+                    np.arange(0, (m + 1) * nnz, nnz),
+                ),
+                shape=(m, d),
+            )
             X.sum_duplicates()
             y = np.where(X @ w + 0.5 * rng.standard_normal(m) > 0, 1, -1)
             dump_svmlight_file(X, y, fh, zero_based=False)
@@ -59,14 +68,25 @@ def child(path: str, rows: int) -> None:
     result = prequential(PA(mode="pa-i", C=1.0), stream)
     seconds = time.perf_counter() - t0
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    print(json.dumps({"rows": result.n_rows, "seconds": seconds, "peak_rss_mib": peak_kib / 1024,
-                      "accuracy": result.accuracy, "features": stream.n_features}))
+    print(
+        json.dumps(
+            {
+                "rows": result.n_rows,
+                "seconds": seconds,
+                "peak_rss_mib": peak_kib / 1024,
+                "accuracy": result.accuracy,
+                "features": stream.n_features,
+            }
+        )
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000, help="rows of the generated file")
-    parser.add_argument("--points", default="1e3,1e5,1e6,3e6,1e7", help="row counts to measure (comma-separated)")
+    parser.add_argument(
+        "--points", default="1e3,1e5,1e6,3e6,1e7", help="row counts to measure (comma-separated)"
+    )
     parser.add_argument("--child", nargs=2, metavar=("PATH", "ROWS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -77,12 +97,18 @@ def main() -> None:
     if not data.exists():
         t0 = time.perf_counter()
         generate(data, args.rows)
-        print(f"generated {data} ({data.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - t0:.0f} s")
+        print(
+            f"generated {data} ({data.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - t0:.0f} s"
+        )
     points = sorted({min(args.rows, int(float(p))) for p in args.points.split(",")})
     records = []
     for n in points:
-        out = subprocess.run([sys.executable, __file__, "--child", str(data), str(n)], check=True,
-                             capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", str(data), str(n)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         rec = json.loads(out.stdout.strip().splitlines()[-1])
         records.append(rec)
         print(rec)
@@ -100,14 +126,22 @@ def main() -> None:
         "|---:|---:|---:|---:|---:|",
     ]
     for r in records:
-        lines.append(f"| {r['rows']:,} | {r['peak_rss_mib']:.1f} | {r['seconds']:.1f} | "
-                     f"{r['rows'] / r['seconds']:,.0f} | {r['accuracy']:.4f} |")
+        lines.append(
+            f"| {r['rows']:,} | {r['peak_rss_mib']:.1f} | {r['seconds']:.1f} | "
+            f"{r['rows'] / r['seconds']:,.0f} | {r['accuracy']:.4f} |"
+        )
     base = next((r for r in records if r["rows"] >= 1_000_000), records[0])
     growth = records[-1]["peak_rss_mib"] - base["peak_rss_mib"]
-    lines += ["", f"Peak RSS grows by {growth:.1f} MiB from {base['rows']:,} to {records[-1]['rows']:,} rows "
-              "(below about 100,000 rows the file is shorter than a few blocks, so the peak is lower).",
-              "", f"Machine: {platform.platform()}, Python {platform.python_version()}, "
-              f"{platform.processor() or platform.machine()}.", ""]
+    lines += [
+        "",
+        f"Peak RSS grows by {growth:.1f} MiB from {base['rows']:,} to {records[-1]['rows']:,} rows "
+        "(below about 100,000 rows the file is shorter than a few blocks, so the peak is lower).",
+        "",
+        f"Machine: {platform.platform()}, Python {platform.python_version()}, "
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.1f} at the end (timings are only comparable at similar load).",
+        "",
+    ]
     results = HERE / "results" / "long_stream.md"
     results.parent.mkdir(parents=True, exist_ok=True)
     results.write_text("\n".join(lines), encoding="utf-8")

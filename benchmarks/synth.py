@@ -2,8 +2,9 @@
 
 Every stream is built once and cached in ``benchmarks/data/`` (git-ignored)
 as ``<name>.npz`` (CSR or dense values, labels in {-1, +1}); the Vowpal
-Wabbit text file of the same rows (``<name>.vw``) is written next to it the
-first time a VW measurement asks for it.
+Wabbit text file of the same rows (``<name>.vw``, values to 9 significant
+digits: VW reads float32) is written next to it the first time a VW
+measurement asks for it.
 
 Synthetic streams (labels: ``sign(x . w*)`` of a seeded Gaussian ``w*``,
 then 5% of the labels flipped, so no learner reaches zero mistakes):
@@ -63,13 +64,13 @@ def _labels(score: np.ndarray, rng: np.random.Generator, threshold: float = 0.0)
 @nb.njit(cache=True)
 def _zipf_rows(n, d, nnz, cdf, perm, seed):  # type: ignore[no-untyped-def]
     """``n`` rows of ``nnz`` distinct columns drawn from ``cdf`` (by rank), mapped through ``perm``."""
-    np.random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 (numba's compiled generator)
     indices = np.empty(n * nnz, np.int64)
     stamp = np.full(d, -1, np.int64)
     for i in range(n):
         k = 0
         while k < nnz:
-            r = np.searchsorted(cdf, np.random.random() * cdf[-1], side="right")
+            r = np.searchsorted(cdf, np.random.random() * cdf[-1], side="right")  # noqa: NPY002
             if r >= d:
                 r = d - 1
             c = perm[r]
@@ -78,7 +79,7 @@ def _zipf_rows(n, d, nnz, cdf, perm, seed):  # type: ignore[no-untyped-def]
             stamp[c] = i
             indices[i * nnz + k] = c
             k += 1
-        indices[i * nnz: (i + 1) * nnz].sort()
+        indices[i * nnz : (i + 1) * nnz].sort()
     return indices
 
 
@@ -99,7 +100,9 @@ def _build(name: str) -> tuple[Any, np.ndarray]:
             cols[:, k] = bounds[k] + rng.choice(size, size=n, p=p / p.sum())
         X = sp.csr_matrix((np.ones(n * g), cols.ravel(), np.arange(0, n * g + 1, g)), shape=(n, d))
         score = X @ rng.standard_normal(d)
-        return X, _labels(score, rng, threshold=float(np.quantile(score, 0.76)))  # a8a: 24% positive
+        return X, _labels(
+            score, rng, threshold=float(np.quantile(score, 0.76))
+        )  # a8a: 24% positive
     if kind == "zipf":
         n, d, m = spec["n"], spec["d"], spec["nnz"]
         cdf = np.cumsum(1.0 / np.arange(1, d + 1))
@@ -160,11 +163,14 @@ def vw_file(name: str, rows: int | None = None) -> Path:
         if sp.issparse(X):
             for i in range(X.shape[0]):
                 a, b = X.indptr[i], X.indptr[i + 1]
-                feats = " ".join(f"{c}:{v:.17g}" for c, v in zip(X.indices[a:b].tolist(), X.data[a:b].tolist()))
+                feats = " ".join(
+                    f"{c}:{v:.9g}"
+                    for c, v in zip(X.indices[a:b].tolist(), X.data[a:b].tolist(), strict=True)
+                )
                 fh.write(f"{y[i]} | {feats}\n")
         else:
             for i in range(X.shape[0]):
-                feats = " ".join(f"{c}:{v:.17g}" for c, v in enumerate(X[i].tolist()))
+                feats = " ".join(f"{c}:{v:.9g}" for c, v in enumerate(X[i].tolist()))
                 fh.write(f"{y[i]} | {feats}\n")
     tmp.replace(path)
     return path
@@ -176,4 +182,6 @@ if __name__ == "__main__":
     for nm in sys.argv[1:] or list(SPECS):
         X, y = load_stream(nm)
         nnz = X.nnz / X.shape[0] if sp.issparse(X) else X.shape[1]
-        print(f"{nm}: {X.shape[0]} x {X.shape[1]}, {nnz:.1f} nnz/row, {np.mean(y == 1):.3f} positive")
+        print(
+            f"{nm}: {X.shape[0]} x {X.shape[1]}, {nnz:.1f} nnz/row, {np.mean(y == 1):.3f} positive"
+        )

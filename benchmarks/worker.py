@@ -28,6 +28,7 @@ each time with a fresh model, and prints one line ``RESULT {json}``:
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -40,11 +41,17 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from synth import load_stream, vw_file  # noqa: E402
+from synth import DATA, load_stream, vw_file  # noqa: E402
 
 #: River's and scikit-learn's per-row loops and VW's bindings are Python loops; their
 #: rows are capped per stream when the whole stream would take minutes (see README).
-PEER_ROW_CAP = {"sklearn:sgd-row": 10_000}
+PEER_ROW_CAP = {"sklearn:sgd-row": 5_000}
+#: once the timed runs of one measurement have taken this many wall seconds, no further run starts
+LONG_RUN = 45.0
+
+
+def _enough(res: dict[str, Any]) -> bool:
+    return sum(res["wall"]) > LONG_RUN
 
 
 def _rss_mib() -> float:
@@ -65,7 +72,9 @@ def _dicts(X: Any, y: np.ndarray) -> list[tuple[dict[int, float], int]]:
     if sp.issparse(X):
         for i in range(X.shape[0]):
             a, b = X.indptr[i], X.indptr[i + 1]
-            out.append((dict(zip(X.indices[a:b].tolist(), X.data[a:b].tolist(), strict=True)), int(y[i])))
+            out.append(
+                (dict(zip(X.indices[a:b].tolist(), X.data[a:b].tolist(), strict=True)), int(y[i]))
+            )
     else:
         for i in range(X.shape[0]):
             out.append((dict(enumerate(X[i].tolist())), int(y[i])))
@@ -108,6 +117,8 @@ def run_evofeat(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, Any]:
         res["cpu"].append(r.seconds)
         res["kernel_cpu"].append(r.extra["compute_seconds"])
         res["mistakes"] = r.mistakes
+        if _enough(res):
+            break
     st = model._state
     res["state_mib"] = sum(getattr(st, f).nbytes for f in st._fields) / 2**20
     return res
@@ -137,6 +148,8 @@ def run_evofeat_dict(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, A
         res["cpu"].append(c)
         res["wall"].append(w)
         res["mistakes"] = m
+        if _enough(res):
+            break
     st = model._state
     res["state_mib"] = sum(getattr(st, f).nbytes for f in st._fields) / 2**20
     return res
@@ -147,8 +160,10 @@ def run_river(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, Any]:
     from river import linear_model
 
     kind = spec["impl"].split(":", 1)[1]
-    factory = {"pa": lambda: linear_model.PAClassifier(C=1.0, mode=1),
-               "logreg": lambda: linear_model.LogisticRegression()}[kind]
+    factory = {
+        "pa": lambda: linear_model.PAClassifier(C=1.0, mode=1),
+        "logreg": lambda: linear_model.LogisticRegression(),
+    }[kind]
     rows = [(x, t == 1) for x, t in _dicts(X, y)]
 
     def loop(model: Any, data: list[Any]) -> int:
@@ -168,6 +183,8 @@ def run_river(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, Any]:
         res["cpu"].append(c)
         res["wall"].append(w)
         res["mistakes"] = m
+        if _enough(res):
+            break
     return res
 
 
@@ -200,14 +217,20 @@ def run_vw_py(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, Any]:
         res["cpu"].append(c)
         res["wall"].append(w)
         res["mistakes"] = m
+        if _enough(res):
+            break
     return res
 
 
 def _vw_driver(path: Path) -> tuple[float, float, str]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     w0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "vowpalwabbit", "-d", str(path), *VW_ARGS],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "vowpalwabbit", "-d", str(path), *VW_ARGS],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     wall = time.perf_counter() - w0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -250,15 +273,15 @@ def run_sklearn(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, Any]:
         wrong = 1  # the first row, before any fit, counts as a mistake
         model.partial_fit(A[:1], b[:1], classes=classes)
         for i in range(1, A.shape[0]):
-            xi = A[i: i + 1]
+            xi = A[i : i + 1]
             wrong += int(model.predict(xi)[0] != b[i])
-            model.partial_fit(xi, b[i: i + 1])
+            model.partial_fit(xi, b[i : i + 1])
         return wrong
 
     def batched(model: Any, A: Any, b: np.ndarray, size: int = 1024) -> int:
         wrong = 0
         for s in range(0, A.shape[0], size):
-            xb, yb = A[s: s + size], b[s: s + size]
+            xb, yb = A[s : s + size], b[s : s + size]
             wrong += int(np.sum(model.predict(xb) != yb)) if s > 0 else yb.size
             model.partial_fit(xb, yb, classes=classes if s == 0 else None)
         return wrong
@@ -272,7 +295,95 @@ def run_sklearn(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, Any]:
         res["cpu"].append(c)
         res["wall"].append(w)
         res["mistakes"] = m
+        if _enough(res):
+            break
     return res
+
+
+# ---------------------------------------------------------------------------------- OFS Table 8
+def _table8_one(x_path: str, y_path: str, r: int, chunk: int) -> dict[str, Any]:
+    """One OFS run on permutation ``r`` of covtype (a joblib task: the data are memory-mapped)."""
+    import importlib
+
+    from evofeat.linear.ofs import OFS
+    from evofeat.streams import full
+
+    w0 = time.perf_counter()
+    X, y = np.load(x_path, mmap_mode="r"), np.load(y_path)
+    order = np.random.default_rng(r).permutation(X.shape[0])
+    stream = full(np.ascontiguousarray(X[order]), y[order])
+    t0 = time.perf_counter()
+    res = importlib.import_module("evofeat.evaluate.prequential").prequential(
+        OFS(budget=0.1), stream, chunk_rows=chunk
+    )
+    return {
+        "repeat": r,
+        "run_wall": time.perf_counter() - t0,
+        "seconds": res.seconds,
+        "kernel": res.extra["compute_seconds"],
+        "task_wall": time.perf_counter() - w0,
+        "mistakes": res.mistakes,
+        "pid": os.getpid(),
+    }
+
+
+def run_table8(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, Any]:
+    """OFS with B = round(0.1 d) over ``repeats`` seeded permutations, joblib ``n_jobs`` processes."""
+    from joblib import Parallel, delayed
+
+    x_path, y_path = (
+        DATA / f"{spec['stream']}-{X.shape[0]}.X.npy",
+        DATA / f"{spec['stream']}-{X.shape[0]}.y.npy",
+    )
+    if not x_path.exists():
+        np.save(x_path, np.asarray(X))
+        np.save(y_path, y)
+    _table8_one(str(x_path), str(y_path), 0, 65536)  # compile (or load the cache) in this process
+    one = [_table8_one(str(x_path), str(y_path), r, 65536) for r in range(min(3, spec["repeats"]))]
+    n_jobs = spec.get("n_jobs", 2)
+    w0 = time.perf_counter()
+    runs = Parallel(n_jobs=n_jobs)(
+        delayed(_table8_one)(str(x_path), str(y_path), r, 65536) for r in range(spec["repeats"])
+    )
+    total = time.perf_counter() - w0
+    return {
+        "serial": one,
+        "runs": runs,
+        "total_wall": total,
+        "n_jobs": n_jobs,
+        "cpu": [],
+        "wall": [],
+    }
+
+
+def run_startup(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, Any]:
+    """``evofeat demo`` with an empty numba cache (cold), then again with that cache (warm)."""
+    import shutil
+    import tempfile
+
+    exe = shutil.which("evofeat")
+    cmd = [exe] if exe else [sys.executable, "-c", "from evofeat.cli import main; main()"]
+    out: dict[str, Any] = {"cpu": [], "wall": [], "cold": [], "warm": [], "import": []}
+    for _ in range(spec["repeats"]):
+        with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as work:
+            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            for key in ("cold", "warm"):
+                w0 = time.perf_counter()
+                subprocess.run(
+                    [*cmd, "demo", "--out", work, "--repeats", str(spec.get("demo_repeats", 5))],
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                )
+                out[key].append(time.perf_counter() - w0)
+            w0 = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-c", "import evofeat.registry, evofeat.evaluate"],
+                env=env,
+                check=True,
+            )
+            out["import"].append(time.perf_counter() - w0)
+    return out
 
 
 RUNNERS = {
@@ -281,6 +392,8 @@ RUNNERS = {
     "river": run_river,
     "vw": lambda s, X, y: (run_vw_driver if s["impl"] == "vw:driver" else run_vw_py)(s, X, y),
     "sklearn": run_sklearn,
+    "table8": run_table8,
+    "startup": run_startup,
 }
 
 
@@ -292,16 +405,27 @@ def main() -> int:
     if cap is not None and (rows is None or rows > cap):
         rows = cap
     spec["rows"] = rows
-    X, y = load_stream(spec["stream"], rows)
+    if family == "startup":
+        X, y = np.zeros((1, 1)), np.zeros(1)
+    else:
+        X, y = load_stream(spec["stream"], rows)
     spec["warmup"] = min(spec.get("warmup", 2000), X.shape[0])
     base = _rss_mib()
-    out: dict[str, Any] = {"impl": spec["impl"], "stream": spec["stream"], "n": int(X.shape[0]),
-                           "d": int(X.shape[1]), "base_rss_mib": base}
+    out: dict[str, Any] = {
+        "impl": spec["impl"],
+        "stream": spec["stream"],
+        "n": int(X.shape[0]),
+        "d": int(X.shape[1]),
+        "base_rss_mib": base,
+    }
     try:
         out.update(RUNNERS[family](spec, X, y))
         out["maxrss_mib"] = _maxrss_mib()
     except ImportError as exc:
-        out["error"] = f"not installed ({exc.name})"
+        if family in ("river", "vw", "sklearn", "table8"):
+            out["error"] = f"not installed ({exc.name})"
+        else:
+            raise
     print("RESULT " + json.dumps(out), flush=True)
     return 0
 

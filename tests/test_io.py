@@ -80,7 +80,7 @@ def test_saved_learner_continues_identically_dict_path(name: str, tmp_path: Path
     assert loaded.n_learned_ == model.n_learned_ == 110
     assert _run(loaded, rows[110:]) == _run(model, rows[110:])
     for a, b in zip(loaded._state, model._state, strict=True):
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+        np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -105,11 +105,16 @@ def test_unfitted_learner_round_trips(tmp_path: Path) -> None:
 
 
 def test_feature_names_keep_their_types(tmp_path: Path) -> None:
-    model = PA().learn_one({1: 1.0, "1": 2.0, 2.5: 3.0, False: 4.0}, 1).learn_one({np.int64(7): 1.0}, -1)
+    model = (
+        PA()
+        .learn_one({1: 1.0, "1": 2.0, 2.5: 3.0, False: 4.0}, 1)
+        .learn_one({np.int64(7): 1.0}, -1)
+    )
     loaded = io.load(io.save(model, tmp_path / "m.npz"))
     assert loaded.feature_index_.names == model.feature_index_.names == [1, 2.5, "1", False, 7]
-    assert [type(n) for n in loaded.feature_index_.names] == [int, float, str, bool, int], \
+    assert [type(n) for n in loaded.feature_index_.names] == [int, float, str, bool, int], (
         "str/int/float/bool keep their type; a NumPy integer comes back as int"
+    )
     assert loaded.coef_ == model.coef_
 
 
@@ -142,8 +147,12 @@ def _saved(tmp_path: Path) -> Path:
     return io.save(model, tmp_path / "m.npz")
 
 
-def _rewrite(path: Path, change: dict[str, object] | None = None, arrays: dict[str, np.ndarray] | None = None,
-             keep_digest: bool = True) -> None:
+def _rewrite(
+    path: Path,
+    change: dict[str, object] | None = None,
+    arrays: dict[str, np.ndarray] | None = None,
+    keep_digest: bool = True,
+) -> None:
     """Rewrite a model file with changed metadata or arrays (a well-formed but altered file)."""
     with np.load(path, allow_pickle=False) as npz:
         content = {k: npz[k] for k in npz.files}
@@ -159,8 +168,11 @@ def _rewrite(path: Path, change: dict[str, object] | None = None, arrays: dict[s
 def test_other_format_version_is_refused(tmp_path: Path) -> None:
     path = _saved(tmp_path)
     _rewrite(path, {"format_version": 99, "evofeat_version": "9.9"}, keep_digest=False)
-    with pytest.raises(InputError, match=r"format version.*expected format version 1.*received version 99 "
-                                         r"\(written by evofeat 9.9\); fix: load it with"):
+    with pytest.raises(
+        InputError,
+        match=r"format version.*expected format version 1.*received version 99 "
+        r"\(written by evofeat 9.9\); fix: load it with",
+    ):
         io.load(path)
 
 
@@ -169,7 +181,9 @@ def test_truncated_file_is_refused(tmp_path: Path) -> None:
     data = path.read_bytes()
     for cut in (len(data) // 2, len(data) - 10, 3, 0):
         path.write_bytes(data[:cut])
-        with pytest.raises(InputError, match="not a complete evofeat model file.*fix: the file is truncated"):
+        with pytest.raises(
+            InputError, match="not a complete evofeat model file.*fix: the file is truncated"
+        ):
             io.load(path)
 
 
@@ -236,7 +250,9 @@ def test_expected_learner_is_checked(tmp_path: Path) -> None:
     assert isinstance(io.load(path, expected=PA), PA)
     assert isinstance(io.load(path, expected=OnlineLearner), PA)
     assert isinstance(io.load(path, expected="evofeat.linear.pa:PA"), PA)
-    with pytest.raises(InputError, match=r"another learner: expected pa-ii, received evofeat.linear.pa:PA \(pa-i\)"):
+    with pytest.raises(
+        InputError, match=r"another learner: expected pa-ii, received evofeat.linear.pa:PA \(pa-i\)"
+    ):
         io.load(path, expected="pa-ii")
     with pytest.raises(InputError, match="expected perceptron"):
         io.load(path, expected="perceptron")

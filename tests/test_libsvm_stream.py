@@ -17,7 +17,9 @@ from evofeat.streams import full
 from evofeat.streams.libsvm_stream import LibsvmStream
 
 
-def write_libsvm(path: Path, n: int, d: int = 40, nnz: int = 8, seed: int = 0, labels: tuple = (-1, 1)) -> Path:
+def write_libsvm(
+    path: Path, n: int, d: int = 40, nnz: int = 8, seed: int = 0, labels: tuple = (-1, 1)
+) -> Path:
     """A synthetic LIBSVM file (1-based indices, ``nnz`` entries per row), written block by block."""
     rng = np.random.default_rng(seed)
     w = rng.standard_normal(d)
@@ -30,7 +32,8 @@ def write_libsvm(path: Path, n: int, d: int = 40, nnz: int = 8, seed: int = 0, l
             score = (w[cols] * vals).sum(axis=1)
             ys = np.where(score > 0, labels[1], labels[0])
             lines = [
-                f"{ys[i]} " + " ".join(f"{c + 1}:{v:g}" for c, v in zip(cols[i], vals[i], strict=True))
+                f"{ys[i]} "
+                + " ".join(f"{c + 1}:{v:g}" for c, v in zip(cols[i], vals[i], strict=True))
                 for i in range(m)
             ]
             fh.write("\n".join(lines) + "\n")
@@ -67,13 +70,21 @@ def test_tasks_and_index_base(tmp_path: Path) -> None:
     p = tmp_path / "m.libsvm"
     p.write_text("3 0:1 2:1\n1 1:2\n2 2:1\n")
     s = LibsvmStream(p)
-    assert (s.task, s.zero_based, s.n_features, s.feature_names) == ("multiclass", True, 3, ["f0", "f1", "f2"])
+    assert (s.task, s.zero_based, s.n_features, s.feature_names) == (
+        "multiclass",
+        True,
+        3,
+        ["f0", "f1", "f2"],
+    )
     assert s.y.tolist() == [0.0, 1.0, 2.0]
     r = tmp_path / "r.libsvm"
     r.write_text("0.5 1:1\n1.25 2:1\n-3.5 1:2\n")
     assert LibsvmStream(r).task == "regression"
     with pytest.raises(InputError, match="binary task needs two label values"):
         LibsvmStream(p, task="binary")
+    with pytest.raises(DataFormatError, match="index 0 appears, but zero_based=False"):
+        LibsvmStream(p, zero_based=False)
+    assert LibsvmStream(p, zero_based=True).n_features == 3
 
 
 def test_memory_does_not_grow_with_rows(tmp_path: Path) -> None:

@@ -63,7 +63,7 @@ def test_fast_path_equals_reference_sparse_binary(name: str, params: dict) -> No
     labels, model = _run(name, params, full(X, y, list(range(X.shape[1]))))
     ref = ofs_reference(X.toarray(), y, name, **params)
     np.testing.assert_array_equal(labels, ref)
-    assert len(model.selected_features_) <= model.budget_  # type: ignore[attr-defined]
+    assert len(model.selected_features_) <= model.budget_limit_  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(("name", "params"), CASES)
@@ -90,10 +90,10 @@ def test_budget_never_exceeded(name: str, params: dict) -> None:
     for x, target in stream.to_dicts():
         model.learn_one(x, target)
         support = [k for k, v in model.coef_.items() if v != 0]
-        assert len(model.selected_features_) <= model.budget_
-        assert len(support) <= model.budget_
+        assert len(model.selected_features_) <= model.budget_limit_
+        assert len(support) <= model.budget_limit_
         assert set(support) <= set(model.selected_features_)
-    assert model.budget_ == params.get("budget_count") or model.budget_ == max(
+    assert model.budget_limit_ == params.get("budget_count") or model.budget_limit_ == max(
         1, int(np.floor(params.get("budget", 0.1) * 40 + 0.5))
     )
 

@@ -180,9 +180,17 @@ def test_bad_input_gives_errors_that_say_what_to_do(name: str) -> None:
     model = _make(name, sc.d_s)
     X_nan = sc.X_train.copy()
     X_nan[3, 2] = np.nan
+    read = []
+
+    def stream():
+        for batch in sc.batches:
+            read.append(batch)
+            yield batch
+
     with pytest.raises(InputError, match="NaN") as err:
-        model.fit(X_nan, sc.y_train, cstage=sc.batches)
+        model.fit(X_nan, sc.y_train, cstage=stream())
     _message_is_complete(err)
+    assert not read  # the E-stage batch is checked before the one-pass stream is consumed
     bad_batch = sc.batches[0][0].copy()
     bad_batch[0, 0] = np.inf
     with pytest.raises(InputError, match="C-stage X has 1 NaN/inf"):

@@ -54,8 +54,10 @@ def _json_value(value: Any, what: str) -> Any:
     if isinstance(value, list):
         return [_json_value(v, what) for v in value]
     raise InputError(
-        f"cannot save {what}", expected="None, a bool, a number, a string, or a list/tuple of them",
-        received=f"a {type(value).__name__}", fix="pass plain values as parameters",
+        f"cannot save {what}",
+        expected="None, a bool, a number, a string, or a list/tuple of them",
+        received=f"a {type(value).__name__}",
+        fix="pass plain values as parameters",
     )
 
 
@@ -74,8 +76,10 @@ def _encode_name(name: Hashable) -> list[Any]:
         if type(name) is kind:
             return [tag, name]
     raise InputError(
-        f"cannot save the feature name {name!r}", expected="feature names of type str, int, float or bool",
-        received=f"a {type(name).__name__}", fix="use str or int feature names",
+        f"cannot save the feature name {name!r}",
+        expected="feature names of type str, int, float or bool",
+        received=f"a {type(name).__name__}",
+        fix="use str or int feature names",
     )
 
 
@@ -112,7 +116,9 @@ def _registry_name(learner: OnlineLearner) -> str | None:
         except (ImportError, AttributeError, KeyError):
             continue
         fixed = getattr(factory, "keywords", {}) or {}
-        if getattr(factory, "func", factory) is type(learner) and all(params.get(k) == v for k, v in fixed.items()):
+        if getattr(factory, "func", factory) is type(learner) and all(
+            params.get(k) == v for k, v in fixed.items()
+        ):
             return name
     return None
 
@@ -166,8 +172,12 @@ def save(learner: OnlineLearner, path: str | os.PathLike[str]) -> Path:
     True
     """
     if not isinstance(learner, OnlineLearner):
-        raise InputError("only online learners can be saved", expected="an evofeat OnlineLearner",
-                         received=f"a {type(learner).__name__}", fix="pass a learner built with evofeat.registry.make")
+        raise InputError(
+            "only online learners can be saved",
+            expected="an evofeat OnlineLearner",
+            received=f"a {type(learner).__name__}",
+            fix="pass a learner built with evofeat.registry.make",
+        )
     path = Path(path)
     cls = type(learner)
     params = {k: _json_value(v, f"the parameter {k!r}") for k, v in learner.get_params().items()}
@@ -203,7 +213,8 @@ def save(learner: OnlineLearner, path: str | os.PathLike[str]) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, **{_META: blob}, **arrays)
+            payload: dict[str, Any] = {_META: blob, **arrays}
+            np.savez_compressed(fh, **payload)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -216,7 +227,8 @@ def save(learner: OnlineLearner, path: str | os.PathLike[str]) -> Path:
 # ---------------------------------------------------------------------------- load
 def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     damaged = (
-        "the file is not a complete evofeat model file", "a file written by evofeat.io.save",
+        "the file is not a complete evofeat model file",
+        "a file written by evofeat.io.save",
     )
     try:
         with np.load(path, allow_pickle=False) as npz:
@@ -224,47 +236,78 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     except FileNotFoundError:
         raise
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as err:
-        raise InputError(f"{path}: {damaged[0]}", expected=damaged[1], received=f"{type(err).__name__}: {err}",
-                         fix="the file is truncated or corrupt: save the learner again") from None
+        raise InputError(
+            f"{path}: {damaged[0]}",
+            expected=damaged[1],
+            received=f"{type(err).__name__}: {err}",
+            fix="the file is truncated or corrupt: save the learner again",
+        ) from None
     if any(not isinstance(a, np.ndarray) for a in arrays.values()):
-        raise InputError(f"{path}: {damaged[0]}", expected=damaged[1], received="entries that are not arrays",
-                         fix="load files written by evofeat.io.save only")
+        raise InputError(
+            f"{path}: {damaged[0]}",
+            expected=damaged[1],
+            received="entries that are not arrays",
+            fix="load files written by evofeat.io.save only",
+        )
     if _META not in arrays:
-        raise InputError(f"{path}: {damaged[0]}", expected=damaged[1], received="an .npz without metadata",
-                         fix="load files written by evofeat.io.save only")
+        raise InputError(
+            f"{path}: {damaged[0]}",
+            expected=damaged[1],
+            received="an .npz without metadata",
+            fix="load files written by evofeat.io.save only",
+        )
     try:
         meta = json.loads(arrays.pop(_META).tobytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise InputError(f"{path}: unreadable metadata", expected=damaged[1], received=str(err),
-                         fix="the file is corrupt: save the learner again") from None
+        raise InputError(
+            f"{path}: unreadable metadata",
+            expected=damaged[1],
+            received=str(err),
+            fix="the file is corrupt: save the learner again",
+        ) from None
     if not isinstance(meta, dict) or meta.get("kind") != _KIND:
-        raise InputError(f"{path}: {damaged[0]}", expected=damaged[1], received="another kind of .npz",
-                         fix="load files written by evofeat.io.save only")
+        raise InputError(
+            f"{path}: {damaged[0]}",
+            expected=damaged[1],
+            received="another kind of .npz",
+            fix="load files written by evofeat.io.save only",
+        )
     return meta, arrays
 
 
 def _resolve_class(path_text: str) -> type[OnlineLearner]:
     module_name, _, qualname = path_text.partition(":")
     if not (module_name == "evofeat" or module_name.startswith("evofeat.")) or not qualname:
-        raise InputError("the model file names a learner class outside evofeat",
-                         expected="a class in an evofeat module ('evofeat.xxx:Class')", received=repr(path_text),
-                         fix="load only model files written by evofeat.io.save")
+        raise InputError(
+            "the model file names a learner class outside evofeat",
+            expected="a class in an evofeat module ('evofeat.xxx:Class')",
+            received=repr(path_text),
+            fix="load only model files written by evofeat.io.save",
+        )
     try:
         obj: Any = importlib.import_module(module_name)
         for part in qualname.split("."):
             obj = getattr(obj, part)
     except (ImportError, AttributeError):
-        raise InputError("the model file's learner class does not exist in this evofeat",
-                         expected="an importable evofeat learner", received=repr(path_text),
-                         fix="install the evofeat version that wrote the file") from None
+        raise InputError(
+            "the model file's learner class does not exist in this evofeat",
+            expected="an importable evofeat learner",
+            received=repr(path_text),
+            fix="install the evofeat version that wrote the file",
+        ) from None
     if not (isinstance(obj, type) and issubclass(obj, OnlineLearner)):
-        raise InputError("the model file names something that is not an online learner",
-                         expected="an OnlineLearner subclass", received=repr(path_text),
-                         fix="load only model files written by evofeat.io.save")
+        raise InputError(
+            "the model file names something that is not an online learner",
+            expected="an OnlineLearner subclass",
+            received=repr(path_text),
+            fix="load only model files written by evofeat.io.save",
+        )
     return obj
 
 
-def _check_expected(expected: str | type, meta: dict[str, Any], cls: type, params: dict[str, Any]) -> None:
+def _check_expected(
+    expected: str | type, meta: dict[str, Any], cls: type, params: dict[str, Any]
+) -> None:
     saved = f"{meta['class']}" + (f" ({meta['name']})" if meta.get("name") else "")
     fixed: dict[str, Any] = {}
     if isinstance(expected, type):
@@ -276,15 +319,23 @@ def _check_expected(expected: str | type, meta: dict[str, Any], cls: type, param
         from evofeat.registry import ONLINE
 
         if expected not in ONLINE:
-            raise InputError(f"unknown learner {expected!r} for expected=", expected="a name in evofeat.registry.ONLINE,"
-                             " 'module:Class' or a class", received=repr(expected), fix="check the spelling")
+            raise InputError(
+                f"unknown learner {expected!r} for expected=",
+                expected="a name in evofeat.registry.ONLINE, 'module:Class' or a class",
+                received=repr(expected),
+                fix="check the spelling",
+            )
         factory = importlib.import_module(ONLINE[expected]).LEARNERS[expected]
         want = getattr(factory, "func", factory)
         fixed = dict(getattr(factory, "keywords", {}) or {})
         label = expected
     if not issubclass(cls, want) or any(params.get(k) != v for k, v in fixed.items()):
-        raise InputError("the model file holds another learner", expected=label, received=saved,
-                         fix="load the right file, or call load() without expected=")
+        raise InputError(
+            "the model file holds another learner",
+            expected=label,
+            received=saved,
+            fix="load the right file, or call load() without expected=",
+        )
 
 
 def load(path: str | os.PathLike[str], expected: str | type | None = None) -> OnlineLearner:
@@ -328,14 +379,19 @@ def load(path: str | os.PathLike[str], expected: str | type | None = None) -> On
     meta, arrays = _read(path)
     version = meta.get("format_version")
     if version != FORMAT_VERSION:
-        raise InputError(f"{path}: unsupported model file format version",
-                         expected=f"format version {FORMAT_VERSION} (evofeat {evofeat.__version__})",
-                         received=f"version {version!r} (written by evofeat {meta.get('evofeat_version', '?')})",
-                         fix="load it with the evofeat version that wrote it, and save it again from there")
+        raise InputError(
+            f"{path}: unsupported model file format version",
+            expected=f"format version {FORMAT_VERSION} (evofeat {evofeat.__version__})",
+            received=f"version {version!r} (written by evofeat {meta.get('evofeat_version', '?')})",
+            fix="load it with the evofeat version that wrote it, and save it again from there",
+        )
     if meta.get("sha256") != _digest(arrays, meta):
-        raise InputError(f"{path}: the checksum does not match the content",
-                         expected=f"sha256 {meta.get('sha256')}", received="different arrays or metadata",
-                         fix="the file was modified or damaged: save the learner again")
+        raise InputError(
+            f"{path}: the checksum does not match the content",
+            expected=f"sha256 {meta.get('sha256')}",
+            received="different arrays or metadata",
+            fix="the file was modified or damaged: save the learner again",
+        )
     cls = _resolve_class(str(meta["class"]))
     params = {k: _from_json(v) for k, v in meta["params"].items()}
     if expected is not None:
@@ -353,11 +409,13 @@ def load(path: str | os.PathLike[str], expected: str | type | None = None) -> On
         setattr(learner, key, _from_json(value))
     for key, arr in arrays.items():
         if key.startswith(_EXTRA):
-            setattr(learner, key[len(_EXTRA):], arr)
+            setattr(learner, key[len(_EXTRA) :], arr)
     return learner
 
 
-def _restore_state(learner: OnlineLearner, meta: dict[str, Any], arrays: dict[str, np.ndarray], path: Path) -> None:
+def _restore_state(
+    learner: OnlineLearner, meta: dict[str, Any], arrays: dict[str, np.ndarray], path: Path
+) -> None:
     learner._ensure_capacity(int(meta["capacity"]))
     template = learner._state
     fields = {}
@@ -366,14 +424,20 @@ def _restore_state(learner: OnlineLearner, meta: dict[str, Any], arrays: dict[st
         got = arrays.get(_STATE + name)
         if got is None or got.dtype != want.dtype or got.shape != want.shape:
             received = "no such field" if got is None else f"{got.dtype} {got.shape}"
-            raise InputError(f"{path}: the state does not fit {type(learner).__name__} in this evofeat",
-                             expected=f"state field {name!r} as {want.dtype} {want.shape}", received=received,
-                             fix="load it with the evofeat version that wrote it "
-                                 f"({meta.get('evofeat_version', '?')})")
+            raise InputError(
+                f"{path}: the state does not fit {type(learner).__name__} in this evofeat",
+                expected=f"state field {name!r} as {want.dtype} {want.shape}",
+                received=received,
+                fix="load it with the evofeat version that wrote it "
+                f"({meta.get('evofeat_version', '?')})",
+            )
         fields[name] = np.ascontiguousarray(got)
     if set(meta["state_fields"]) != set(template._fields):
-        raise InputError(f"{path}: the state does not fit {type(learner).__name__} in this evofeat",
-                         expected=f"fields {list(template._fields)}", received=f"fields {meta['state_fields']}",
-                         fix="load it with the evofeat version that wrote it")
+        raise InputError(
+            f"{path}: the state does not fit {type(learner).__name__} in this evofeat",
+            expected=f"fields {list(template._fields)}",
+            received=f"fields {meta['state_fields']}",
+            fix="load it with the evofeat version that wrote it",
+        )
     learner._state = type(template)(**fields)
     learner._capacity = int(meta["capacity"])

@@ -48,7 +48,9 @@ class _OnlineEstimator(BaseEstimator):
 
     _tasks: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, learner: str | OnlineLearner | None = None, params: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, learner: str | OnlineLearner | None = None, params: Mapping[str, Any] | None = None
+    ) -> None:
         self.learner = learner
         self.params = params
 
@@ -59,23 +61,36 @@ class _OnlineEstimator(BaseEstimator):
         return tags
 
     def _check_X(self, X: Any, reset: bool) -> np.ndarray | sp.csr_matrix:
-        X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64,
-                          ensure_all_finite="allow-nan")
+        X = validate_data(
+            self,
+            X,
+            reset=reset,
+            accept_sparse="csr",
+            dtype=np.float64,
+            ensure_all_finite="allow-nan",
+        )
         self._reject_sparse_nan(X)
         return X
 
     @staticmethod
     def _reject_sparse_nan(X: Any) -> None:
         if sp.issparse(X) and not np.isfinite(X.data).all():
-            raise InputError("a sparse X holds NaN", expected="finite stored values (an unstored entry is 0)",
-                             received="NaN", fix="pass a dense array to use NaN as 'absent', or drop the NaN")
+            raise InputError(
+                "a sparse X holds NaN",
+                expected="finite stored values (an unstored entry is 0)",
+                received="NaN",
+                fix="pass a dense array to use NaN as 'absent', or drop the NaN",
+            )
 
     def _learn(self, X: np.ndarray | sp.csr_matrix, target: np.ndarray) -> None:
         """Run the learner test-then-train over the rows (columns are named by position)."""
         names = list(range(X.shape[1]))
         task = self.learner_.task
-        stream = Stream.full(X, target, names, task=task) if sp.issparse(X) else Stream.from_dense(
-            X, target, names, task=task)
+        stream = (
+            Stream.full(X, target, names, task=task)
+            if sp.issparse(X)
+            else Stream.from_dense(X, target, names, task=task)
+        )
         prequential(self.learner_, stream)
 
     def _scores(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -99,10 +114,18 @@ class _OnlineEstimator(BaseEstimator):
                 rows = np.repeat(np.arange(stop - start), np.diff(block.indptr))
                 keep = col_map[block.indices] >= 0
                 rows, cols, values = rows[keep], block.indices[keep], block.data[keep]
-            csr = sp.csr_matrix((values, (rows, col_map[cols])), shape=(stop - start, model._capacity))
+            csr = sp.csr_matrix(
+                (values, (rows, col_map[cols])), shape=(stop - start, model._capacity)
+            )
             csr.sort_indices()
-            _predict_rows(model._state, csr.indptr.astype(np.int64), csr.indices.astype(np.int64),
-                          csr.data.astype(np.float64), score[start:stop], label[start:stop])
+            _predict_rows(
+                model._state,
+                csr.indptr.astype(np.int64),
+                csr.indices.astype(np.int64),
+                csr.data.astype(np.float64),
+                score[start:stop],
+                label[start:stop],
+            )
         return score, label
 
 
@@ -148,7 +171,9 @@ class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
 
     _tasks = ("binary",)
 
-    def __init__(self, learner: str | OnlineLearner | None = "pa-i", params: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, learner: str | OnlineLearner | None = "pa-i", params: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__(learner, params)
 
     def __sklearn_tags__(self) -> Any:
@@ -165,24 +190,37 @@ class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
     def partial_fit(self, X: Any, y: Any, classes: Any = None) -> OnlineClassifier:
         """Continue learning from the rows in order; ``classes`` (both labels) may be given on the first call."""
         first = not hasattr(self, "learner_")
-        X, y = validate_data(self, X, y, reset=first, accept_sparse="csr", dtype=np.float64,
-                             ensure_all_finite="allow-nan")
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            reset=first,
+            accept_sparse="csr",
+            dtype=np.float64,
+            ensure_all_finite="allow-nan",
+        )
         self._reject_sparse_nan(X)
         check_classification_targets(y)
         if first:
             found = np.unique(y if classes is None else np.asarray(classes))
             if found.size != 2:
-                raise InputError(f"{type(self).__name__} needs exactly two classes",
-                                 expected="two class labels (binary classification)",
-                                 received=f"{found.size} class(es): {found[:5].tolist()}",
-                                 fix="pass classes=[neg, pos] if a batch holds one class; use one-vs-rest "
-                                     "(sklearn.multiclass.OneVsRestClassifier) for more")
+                raise InputError(
+                    f"Only binary classification is supported by {type(self).__name__}",
+                    expected="two class labels (binary classification)",
+                    received=f"{found.size} class(es): {found[:5].tolist()}",
+                    fix="pass classes=[neg, pos] if a batch holds one class; use one-vs-rest "
+                    "(sklearn.multiclass.OneVsRestClassifier) for more",
+                )
             self.learner_ = build_learner(self.learner, self.params, self._tasks)
             self.classes_ = found
         unknown = ~np.isin(y, self.classes_)
         if unknown.any():
-            raise InputError("a label outside classes_", expected=f"one of {self.classes_.tolist()}",
-                             received=repr(y[unknown][0]), fix="pass every class in the first partial_fit")
+            raise InputError(
+                "a label outside classes_",
+                expected=f"one of {self.classes_.tolist()}",
+                received=repr(y[unknown][0]),
+                fix="pass every class in the first partial_fit",
+            )
         self._learn(X, np.where(y == self.classes_[1], 1, -1))
         return self
 
@@ -213,8 +251,8 @@ class OnlineRegressor(RegressorMixin, _OnlineEstimator):
     learner
         A regression learner's registry name, an
         :class:`~evofeat.base.OnlineLearner` with ``task == "regression"``
-        used as a template, or ``None``: the first registered regression
-        learner.
+        used as a template, or ``None``: online gradient descent on the
+        square loss (``OGD(loss="square", lr=0.05)``).
     params
         The learner's parameters (for a name), or overrides (for an instance).
 
@@ -227,11 +265,13 @@ class OnlineRegressor(RegressorMixin, _OnlineEstimator):
 
     Examples
     --------
-    >>> reg = OnlineRegressor(learner="pa-i")
-    >>> reg.fit([[0.0], [1.0]], [0.0, 1.0])
-    Traceback (most recent call last):
-    ...
-    evofeat.base.errors.InputError: pa-i is a binary learner: expected a regression learner, received PA(mode='pa-i', C=1.0); fix: pick a learner for this task
+    >>> from sklearn.datasets import make_regression
+    >>> X, y = make_regression(n_samples=2000, n_features=5, noise=1.0, random_state=0)
+    >>> reg = OnlineRegressor(params={"lr": 0.1}).fit(X[:1500], y[:1500])
+    >>> reg.learner_
+    OGD(lr=0.1, loss='square')
+    >>> round(float(reg.score(X[1500:], y[1500:])), 4)
+    0.9999
     """
 
     _tasks = ("regression",)
@@ -244,8 +284,16 @@ class OnlineRegressor(RegressorMixin, _OnlineEstimator):
     def partial_fit(self, X: Any, y: Any) -> OnlineRegressor:
         """Continue learning from the rows in order."""
         first = not hasattr(self, "learner_")
-        X, y = validate_data(self, X, y, reset=first, accept_sparse="csr", dtype=np.float64,
-                             ensure_all_finite="allow-nan", y_numeric=True)
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            reset=first,
+            accept_sparse="csr",
+            dtype=np.float64,
+            ensure_all_finite="allow-nan",
+            y_numeric=True,
+        )
         self._reject_sparse_nan(X)
         if first:
             self.learner_ = build_learner(self.learner, self.params, self._tasks)

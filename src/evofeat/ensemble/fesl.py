@@ -38,9 +38,10 @@ class FESLState(NamedTuple):
     space: np.ndarray  # space of each feature: 0 unassigned, k for S_k
     buf_a: np.ndarray  # (d, B) overlap rows of the map in use, column-wise
     buf_p: np.ndarray  # (d, B) overlap rows collected for the next switch
-    kp_a: np.ndarray  # (B, B) (X_new X_new^T + ridge I)^+ of the map in use
-    go_a: np.ndarray  # (B, B) X_old X_old^T of the map in use
-    u_a: np.ndarray  # (B,) X_old w_old: the old model, seen through the overlap rows
+    h_a: (
+        np.ndarray
+    )  # (B, B) Kp X_old X_old^T Kp, Kp = (X_new X_new^T + ridge I)^+ of the map in use
+    r_a: np.ndarray  # (B,) Kp X_old w_old: the old model, seen through the overlap rows
     k_p: np.ndarray  # (B, B) Gram of the collected rows' next-space parts
     g_p: np.ndarray  # (B, B) Gram of the collected rows' current-space parts
     c_p: np.ndarray  # (B, B) collected current-space parts . current-space parts of buf_a
@@ -132,20 +133,21 @@ def _combine(state, f1, f2, a1, a2):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _pending_map(state):  # type: ignore[no-untyped-def]
-    """The map and the old model the next switch would start from: ``(Kp, u)``.
+    """The map and the old model the next switch would start from: ``(Kp, r)``.
 
     The old model of the next cycle is the learner's current predictor on the
-    current space, ``a1 M w_old + a2 w`` (a1, a2 the weights of the next
-    prediction), seen through the collected rows: ``u = X_cur (a1 M w_old + a2 w)``.
+    current space, ``a1 M^T w_old + a2 w`` (a1, a2 the weights of the next
+    prediction), seen through the collected rows: ``u = X_cur (a1 M^T w_old +
+    a2 w)`` with ``X_cur M^T w_old = C r_a``; then ``r = Kp u``, so that the old
+    model predicts ``w_old . psi(x) = r . (X_new x)`` (``Kp`` is symmetric).
     """
     n = state.cnt[_NP]
     kp = pinv_psd(state.k_p, n, state.p[4])
     a1, a2 = _weights(state)
     u = a2 * state.v_p[:n]
     if a1 != 0.0:
-        na = state.cnt[_NA]
-        u += a1 * matvec(state.c_p, n, na, matvec(state.kp_a, na, na, state.u_a))
-    return kp, u
+        u += a1 * matvec(state.c_p, n, state.cnt[_NA], state.r_a)
+    return kp, matvec(kp, n, n, u)
 
 
 @nb.njit(cache=True)
@@ -158,9 +160,8 @@ def _predict(state, idx, val):  # type: ignore[no-untyped-def]
     n_p = state.cnt[_NP]
     if n_p > 0 and not _has_values(space, cur, idx, val) and _has_values(space, cur + 1, idx, val):
         # the old space has gone from this row: predict as the switch will make us (new model at 0)
-        kp, u = _pending_map(state)
-        z = project(state.buf_p, n_p, space, cur + 1, idx, val)
-        f1 = _dotn(u, matvec(kp, n_p, n_p, z), n_p)
+        _, r = _pending_map(state)
+        f1 = _dotn(r, project(state.buf_p, n_p, space, cur + 1, idx, val), n_p)
         method = int(state.p[0])
         s = 0.0 if method == 0 else (f1 if method <= 2 else _combine(state, f1, 0.0, 0.5, 0.5))
         return s, label_of(kind, s)
@@ -168,8 +169,7 @@ def _predict(state, idx, val):  # type: ignore[no-untyped-def]
     f1 = 0.0
     if a1 > 0.0 or int(state.p[0]) == 4:
         na = state.cnt[_NA]
-        z = project(state.buf_a, na, space, cur, idx, val)
-        f1 = _dotn(state.u_a, matvec(state.kp_a, na, na, z), na)
+        f1 = _dotn(state.r_a, project(state.buf_a, na, space, cur, idx, val), na)
     f2 = _dot_space(state.w, space, cur, idx, val)
     s = _combine(state, f1, f2, a1, a2)
     return s, label_of(kind, s)
@@ -241,15 +241,15 @@ def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
     cnt[_TP] += 1
     method = int(state.p[0])
     f1 = 0.0
-    kz = np.zeros(0)
+    z = np.zeros(0)
     na = cnt[_NA]
     if method >= 1:
-        kz = matvec(state.kp_a, na, na, project(state.buf_a, na, state.space, cur, idx, val))
-        f1 = _dotn(state.u_a, kz, na)
+        z = project(state.buf_a, na, state.space, cur, idx, val)  # X_new x
+        f1 = _dotn(state.r_a, z, na)
     f2 = _dot_space(state.w, state.space, cur, idx, val)
     _update_weights(state, loss_value(kind, f1, y), loss_value(kind, f2, y))
-    if method == 1 or method >= 3:  # Eq. (4): w_old <- w_old - tau dl x~, x~ = X_old^T Kz
-        state.u_a[:na] -= tau * loss_slope(kind, f1, y) * matvec(state.go_a, na, na, kz)
+    if method == 1 or method >= 3:  # Eq. (4): w_old <- w_old - tau dl x~, x~ = X_old^T Kp z
+        state.r_a[:na] -= tau * loss_slope(kind, f1, y) * matvec(state.h_a, na, na, z)
     if method == 0 or method >= 3:
         tau2 = tau if state.p[5] == 0.0 else state.p[2] / np.sqrt(cnt[_TP])
         _step_new(state, -tau2 * loss_slope(kind, f2, y), idx, val)
@@ -259,17 +259,16 @@ def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
 @nb.njit(cache=True)
 def _switch(state):  # type: ignore[no-untyped-def]
     """The old space has vanished: fit the map on the collected rows and start a new model."""
-    kp, u = _pending_map(state)
+    kp, r = _pending_map(state)
     cnt = state.cnt
     n = cnt[_NP]
     dim = cnt[_DIM]
     state.buf_a[:dim] = state.buf_p[:dim]
     state.buf_p[:dim] = 0.0
-    state.kp_a[:] = 0.0
-    state.kp_a[:n, :n] = kp
-    state.go_a[:] = state.g_p
-    state.u_a[:] = 0.0
-    state.u_a[:n] = u
+    state.h_a[:] = 0.0
+    state.h_a[:n, :n] = kp @ np.ascontiguousarray(state.g_p[:n, :n]) @ kp
+    state.r_a[:] = 0.0
+    state.r_a[:n] = r
     for a in (state.k_p, state.g_p, state.c_p):
         a[:] = 0.0
     state.v_p[:] = 0.0
@@ -340,8 +339,8 @@ class FESL(OnlineLearner):
     sign of the score, 0 predicting -1) or square (regression); ``learn``
     returns the loss of the prediction made, the quantity of the paper's
     Figure 3. Nothing of size ``d2 x d1`` is ever formed: the old model
-    enters only through ``X1 w1`` on the ``B`` overlap rows, so a row costs
-    ``O(B nnz + B^2)``.
+    enters only through ``(X2 X2^T)^+ X1 w1`` (``B`` numbers), so predicting
+    a row costs ``O(B nnz)`` and learning from it ``O(B nnz + B^2)``.
 
     **How the stream drives it.** Features are assigned to spaces when first
     visible: those of the first row to S1, later new ones to the next space.
@@ -359,8 +358,8 @@ class FESL(OnlineLearner):
     streams the paper does not consider: on a trapezoidal stream (features
     only added) the first space never vanishes and the learner stays OGD on
     it; on a haphazard stream (features visible at random) the first row
-    fixes S1, every other feature is in S2, and the switch comes with the
-    first row that shows no S1 feature. Without overlap rows the map is
+    fixes S1, the features first seen later form S2, and the switch comes
+    with the first row that shows no S1 feature. Without overlap rows the map is
     zero and the recovered model predicts 0. On the dict path a missing key
     is an absent feature: feed sparse spaces with their zeros (as
     :meth:`Stream.to_dicts` does) or use the array path, or a row's unseen
@@ -484,9 +483,8 @@ class FESL(OnlineLearner):
             space=np.zeros(capacity, dtype=np.int64),
             buf_a=np.zeros((capacity, B)),
             buf_p=np.zeros((capacity, B)),
-            kp_a=sq.copy(),
-            go_a=sq.copy(),
-            u_a=np.zeros(B),
+            h_a=sq.copy(),
+            r_a=np.zeros(B),
             k_p=sq.copy(),
             g_p=sq.copy(),
             c_p=sq.copy(),

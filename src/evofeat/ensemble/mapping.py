@@ -38,9 +38,8 @@ def pinv_psd(K, n, ridge):  # type: ignore[no-untyped-def]
     array([[0.5, 0. ],
            [0. , 0. ]])
     """
-    out = np.zeros((n, n))
     if n == 0:
-        return out
+        return np.zeros((0, 0))
     A = K[:n, :n].copy()
     for i in range(n):
         A[i, i] += ridge
@@ -49,14 +48,11 @@ def pinv_psd(K, n, ridge):  # type: ignore[no-untyped-def]
     for i in range(n):
         top = max(top, abs(e[i]))
     cut = n * 2.220446049250313e-16 * top
+    inv = np.zeros(n)
     for k in range(n):
         if abs(e[k]) > cut:
-            inv = 1.0 / e[k]
-            for i in range(n):
-                vi = V[i, k] * inv
-                for j in range(n):
-                    out[i, j] += vi * V[j, k]
-    return out
+            inv[k] = 1.0 / e[k]
+    return (V * inv) @ V.T
 
 
 @nb.njit(cache=True)

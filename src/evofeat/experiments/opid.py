@@ -30,10 +30,11 @@ __all__ = ["PAPER", "SETTINGS", "OPIDPaper", "Setting"]
 
 METHODS = ("svm", "svm-s", "svm-a", "opide", "opid")
 PAPER_NAME = {"svm": "SVM", "svm-s": "SVM(s)", "svm-a": "SVM(a)", "opide": "OPIDe", "opid": "OPID"}
-#: Repetitions (the paper does not state its number).
-REPEATS = 20
-FIG3_REPEATS = 10
-SENS_REPEATS = 5
+#: Repetitions (the paper does not state its number): Table 2, Figure 2 and the diagnosis.
+REPEATS = 10
+#: Repetitions of Figure 3 and of the sensitivity study.
+FIG3_REPEATS = 5
+SENS_REPEATS = 3
 FIG3_SURVIVED = (0.1, 0.3, 0.5, 0.7, 0.9)
 FIG3_SETS = ("dna", "usps0vs5", "satimage")
 SENS_SETS = ("dna", "splice")
@@ -45,7 +46,12 @@ DIAGNOSTICS = ("cstage", "opid-z")
 
 @dataclass(frozen=True)
 class Setting:
-    """One row of the paper's Table 1, as we run it."""
+    """One row of the paper's Table 1, as we run it.
+
+    >>> s = SETTINGS["dna"]
+    >>> s.split, s.n_cstage, s.n_i
+    ((50, 80, 50), 1200, (60, 120, 240, 300))
+    """
 
     source: str  # registry name
     classes: tuple[int, ...] | None  # original labels kept (None: all)
@@ -124,7 +130,12 @@ def _seed(cell: Cell) -> int:
 
 
 class OPIDPaper(Paper):
-    """The experiments of Hou and Zhou, "One-Pass Learning with Incremental and Decremental Features"."""
+    """The experiments of Hou and Zhou, "One-Pass Learning with Incremental and Decremental Features".
+
+    >>> cells = PAPER.cells(quick=True)
+    >>> len(cells), sorted({c.dataset for c in cells})
+    (70, ['dna', 'splice'])
+    """
 
     name = "opid"
     title = "One-Pass Learning with Incremental and Decremental Features (OPID)"
@@ -228,6 +239,7 @@ class OPIDPaper(Paper):
             f"# {self.title}: reproduction\n",
             f"Regenerate with `{command}`.\n",
             _INTRO,
+            _summary(df),
             _table1(df),
             _table2(df),
             _win_tie_loss(df),
@@ -331,10 +343,11 @@ _CHOICES = """## Choices (the paper leaves them open)
   majority rate. Columns: first d_v vanished, next d_s survived, the rest
   augmented (the paper's rule (4)); fractions give d_s = ceil(f_s d),
   d_a = floor(f_a d).
-- **Repetitions**: 20 per (data set, n_i) for Table 2 and Figure 2, 10 for
-  Figure 3 and 5 for the sensitivity table (the paper does not say how
-  many). Each
-  repetition draws a new E-stage (the C-stage rows are fixed by rule (3)).
+- **Repetitions**: 10 per (data set, n_i) for Table 2, Figure 2 and the
+  diagnosis, 5 for Figure 3 and 3 for the sensitivity table (the paper does
+  not say how many; `REPEATS`, `FIG3_REPEATS`, `SENS_REPEATS` in
+  `evofeat.experiments.opid`). Each repetition draws a new E-stage (the
+  C-stage rows are fixed by rule (3)).
 - **Figure 3**: the smallest n_i of each data set; the survived features are
   the middle share f_s of the columns, the vanished and augmented ones split
   the rest equally (as the paper describes); f_s = 10%, 30%, ..., 90%; on
@@ -701,7 +714,7 @@ def _sensitivity(df: pd.DataFrame) -> str:
                 label = "lambda" if param == "consistency" else "rho (lambda = 1)"
                 rows.append([SETTINGS[key].table1, int(sel["n_i"].iloc[0]), label, v, *accs])
     return (
-        "## Sensitivity to the C-stage's lambda and rho\n\nSmallest n_i, 5 repetitions; "
+        f"## Sensitivity to the C-stage's lambda and rho\n\nSmallest n_i, {SENS_REPEATS} repetitions; "
         "lambda varies with rho = 1, then rho with lambda = 1. `C-stage only`: the C-stage "
         "model on the survived features, argmax of Z, no E-stage training.\n\n"
         + markdown_table(
@@ -714,11 +727,58 @@ def _sensitivity(df: pd.DataFrame) -> str:
 def _runtime(df: pd.DataFrame) -> str:
     if "seconds" not in df:
         return ""
-    secs = df.groupby("method")["seconds"].sum()
-    rows = [[PAPER_NAME.get(str(m), str(m)), round(float(v), 1)] for m, v in secs.items() if v == v]
+    timed = df.dropna(subset=["seconds"])
+    secs = timed.groupby("method")["seconds"].agg(["count", "sum"])
+    rows = [
+        [PAPER_NAME.get(str(m), str(m)), int(r["count"]), round(float(r["sum"]), 1)]
+        for m, r in secs.iterrows()
+    ]
     return (
-        f"## Run time\n\n{len(df)} cells. Seconds spent fitting and predicting, summed over "
-        "cells (data loading excluded):\n\n" + markdown_table(rows, ["method", "seconds"]) + "\n"
+        f"## Run time\n\n{len(df)} cells. Wall-clock seconds of fitting and predicting inside "
+        "each cell (data loading excluded), summed; on a shared machine they include waiting "
+        "for the CPU.\n\n" + markdown_table(rows, ["method", "cells", "seconds"]) + "\n"
+    )
+
+
+def _summary(df: pd.DataFrame) -> str:
+    """Which Table 2 cells land near the paper's and which do not, from the numbers."""
+    wide, pub = _pivot(df, "table2"), _published()
+    if wide.empty:
+        return ""
+    near: dict[str, int] = dict.fromkeys(METHODS, 0)
+    low: dict[str, list[str]] = {m: [] for m in METHODS}
+    high: dict[str, list[str]] = {m: [] for m in METHODS}
+    for (key, n), g in wide.groupby(level=[0, 1]):
+        name = SETTINGS[str(key)].table2 or str(key)
+        for m in METHODS:
+            rec = pub.get((name, int(n), PAPER_NAME[m]))
+            if rec is None:
+                continue
+            acc = g[m].to_numpy()
+            d = diff_in_std(
+                float(acc.mean()), rec["accuracy_mean"], rec["accuracy_std"], float(acc.std(ddof=1))
+            )
+            near[m] += abs(d) <= 1
+            (low if d < -1.5 else high if d > 1.5 else {m: []})[m].append(f"{name} {int(n)}")
+    cells = len(wide.groupby(level=[0, 1]))
+    lines = [
+        f"- **{PAPER_NAME[m]}**: {near[m]} of {cells} cells within one std of the paper"
+        + (f"; more than 1.5 std below: {', '.join(low[m])}" if low[m] else "")
+        + (f"; more than 1.5 std above: {', '.join(high[m])}" if high[m] else "")
+        for m in METHODS
+    ]
+    return (
+        "## Summary\n\n" + "\n".join(lines) + "\n\n"
+        "Why the gaps, as far as we can tell: (1) OPID's E-stage is, at the optimum of Eq. 17, a "
+        "square-loss ridge regression on [Z, X_a]; when the augmented features are noise (DNA, "
+        "Splice: SVM(a) at or below chance) and the E-stage is small, that noise costs it several "
+        "points, which the diagnosis table shows by dropping X_a; the paper's OPID does not show "
+        "this, and its gamma is not stated. (2) MNIST: with the test split only, our C-stage has "
+        "3.3 times fewer rows than the paper's, and our baselines are stronger than the paper's at "
+        "large n_i (different pixels kept, per-pixel scaling), so the C-stage helps less. (3) The "
+        "paper's win/tie/loss rows are 24/0/0 against every baseline; ours agree against SVM(a) "
+        "but many cells against SVM and SVM(s) are ties: gains of one to three points are often "
+        "not significant over our repetitions (the paper does not state its number).\n"
     )
 
 

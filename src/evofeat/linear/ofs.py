@@ -213,6 +213,7 @@ class _Budgeted(OnlineLearner):
     """What the four learners share: a budget of B active features, the state, the checks."""
 
     _mode: ClassVar[int] = _OFS
+    _algorithm: ClassVar[str] = "ofs"
     _state_type: ClassVar[type] = OFSState
     per_feature = ("v", "heap", "pos", "flag", "vis", "pick", "dw", "cand")
     budget: float
@@ -296,9 +297,13 @@ class _Budgeted(OnlineLearner):
         return w * self._state.s[0] if w.size else w
 
     @property
-    def budget_(self) -> int:
+    def budget_limit_(self) -> int:
         """B, the number of features the model may use now (0 before any learning)."""
         return 0 if getattr(self, "_state", None) is None else int(self._state.n[_N_B])
+
+    def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The labels of :func:`ofs_reference` with these parameters (X dense, NaN = absent)."""
+        return ofs_reference(X, y, self._algorithm, **self.get_params())
 
     @property
     def selected_features_(self) -> list[Hashable]:
@@ -395,7 +400,7 @@ class OFS(_Step):
         The weight of each feature seen so far.
     selected_features_ : list
         The features with a non-zero weight (at most B), by decreasing ``|w|``.
-    budget_ : int
+    budget_limit_ : int
         The current B.
 
     Examples
@@ -407,7 +412,7 @@ class OFS(_Step):
     >>> model = OFS()
     >>> prequential(model, full(ds.X, ds.y, ds.feature_names)).mistakes
     301
-    >>> model.budget_, model.selected_features_
+    >>> model.budget_limit_, model.selected_features_
     (2, ['f10', 'f4'])
 
     References
@@ -462,6 +467,7 @@ class PETrun(_Budgeted):
     """
 
     _mode = _PE
+    _algorithm = "pe-trun"
 
     def __init__(
         self, budget: float = 0.1, budget_count: int | None = None, zero_score: str = "mistake"
@@ -501,6 +507,7 @@ class RAND(_Budgeted):
     """
 
     _mode = _RAND
+    _algorithm = "rand"
 
     def __init__(
         self,

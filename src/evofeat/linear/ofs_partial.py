@@ -188,6 +188,7 @@ class OFSP(_Step):
     """
 
     _mode = _OFSP
+    _algorithm = "ofs-p"
     _state_type = OFSPState
 
     def __init__(

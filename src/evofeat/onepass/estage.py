@@ -38,6 +38,10 @@ class JointFit:
     effective ridges ``gamma / (c w_1)`` and ``gamma / ((c + d_a) w_2)``,
     needed to predict with the dual. ``objective`` is Eq. 17 after each
     iteration (non-increasing).
+
+    >>> fit = joint_primal(np.eye(4)[:, :2], np.eye(4)[:, 2:], np.eye(4)[:, :2], gamma=1.0)
+    >>> fit.coef.shape, len(fit.w)
+    ((6, 2), 2)
     """
 
     coef: np.ndarray

@@ -70,6 +70,15 @@ class _OnePass(ClassifierMixin, BaseEstimator):
                 received="cstage=None",
                 fix="pass the scenario's C-stage batches, e.g. fit(X, y, cstage=scenario.batches)",
             )
+        # check the E-stage batch first: a one-pass stream cannot be read again after an error
+        X = check_matrix(X, "X", None)
+        if X.shape[1] < d_s:
+            raise InputError(
+                "bad X",
+                expected=f"at least n_survived={d_s} columns ([survived, augmented])",
+                received=f"{X.shape[1]} columns",
+            )
+        y = check_labels(y, X.shape[0])
         solver = CStage(d_s, consistency=self.consistency, l2=self.l2, solver=self.solver)
         for Xi, yi in cstage:
             solver.learn_many(Xi, yi)
@@ -85,14 +94,6 @@ class _OnePass(ClassifierMixin, BaseEstimator):
         self.cstage_classes_ = solver.classes_
         self.cstage_rows_ = solver.n_rows_
         self.coef_cstage_ = solver.solve()[1]  # W_s*, d_s x c
-        X = check_matrix(X, "X", None)
-        if X.shape[1] < d_s:
-            raise InputError(
-                "bad X",
-                expected=f"at least n_survived={d_s} columns ([survived, augmented])",
-                received=f"{X.shape[1]} columns",
-            )
-        y = check_labels(y, X.shape[0])
         self.n_features_in_ = X.shape[1]
         self.classes_ = np.unique(y)
         self._fit_estage(*self._stack(X), np.searchsorted(self.classes_, y))

@@ -55,6 +55,13 @@ class IncDec:
         The original column indices of each group.
     cstage_rows, train_rows, test_rows : numpy.ndarray
         The original row indices used, in the order given.
+
+    Examples
+    --------
+    >>> X, y = np.arange(120.0).reshape(30, 4), np.arange(30) % 2
+    >>> sc = incdec(X, y, d_v=0.25, d_s=0.5, d_a=0.25, batch_size=5, n_cstage=10, n_estage=4, seed=0)
+    >>> sc.d_v, sc.d_s, sc.d_a, sc.survived.tolist()
+    (1, 2, 1, [1, 2])
     """
 
     batches: list[tuple[np.ndarray, np.ndarray]]

@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -104,43 +104,75 @@ class LibsvmStream:
     1
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, task: str | None = None,
-                 zero_based: bool | str = "auto", n_features: int | None = None, max_rows: int | None = None,
-                 block_bytes: int = 4 << 20) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        task: str | None = None,
+        zero_based: bool | str = "auto",
+        n_features: int | None = None,
+        max_rows: int | None = None,
+        block_bytes: int = 4 << 20,
+    ) -> None:
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(f"{self.path}: no such LIBSVM file")
         if task is not None and task not in _TASKS:
-            raise InputError("unknown task", expected=" or ".join(_TASKS), received=repr(task),
-                             fix="pass task='binary' or leave it out to infer it")
+            raise InputError(
+                "unknown task",
+                expected=" or ".join(_TASKS),
+                received=repr(task),
+                fix="pass task='binary' or leave it out to infer it",
+            )
         if zero_based not in (True, False, "auto"):
-            raise InputError("zero_based must be True, False or 'auto'", received=repr(zero_based),
-                             fix="pass zero_based='auto'")
-        for label, value in (("n_features", n_features), ("max_rows", max_rows), ("block_bytes", block_bytes)):
+            raise InputError(
+                "zero_based must be True, False or 'auto'",
+                received=repr(zero_based),
+                fix="pass zero_based='auto'",
+            )
+        for label, value in (
+            ("n_features", n_features),
+            ("max_rows", max_rows),
+            ("block_bytes", block_bytes),
+        ):
             if value is not None and not (isinstance(value, int | np.integer) and value > 0):
-                raise InputError(f"{label} must be a positive integer", received=repr(value),
-                                 fix=f"pass {label}=None for the default")
+                raise InputError(
+                    f"{label} must be a positive integer",
+                    received=repr(value),
+                    fix=f"pass {label}=None for the default",
+                )
         self.name = self.path.name
         self.max_rows = max_rows
         self._block_bytes = int(block_bytes)
-        survey = self._survey(zero_based is True, n_features)
+        survey = self._survey()
         self.zero_based = bool(zero_based) if zero_based != "auto" else survey.min_index == 0
         offset = 0 if self.zero_based else 1
         if survey.n_rows == 0:
-            raise DataFormatError(f"{self.path} holds no rows of data. Expected LIBSVM lines "
-                                  "'label index:value ...': check the file.")
+            raise DataFormatError(
+                f"{self.path} holds no rows of data. Expected LIBSVM lines "
+                "'label index:value ...': check the file."
+            )
+        if offset and survey.min_index == 0:
+            raise DataFormatError(
+                f"{self.path}: a feature index 0 appears, but zero_based=False says indices start at 1. "
+                "Pass zero_based=True (or 'auto') or fix the file."
+            )
         if n_features is not None and survey.max_index - offset >= n_features:
-            raise DataFormatError(f"{self.path}: feature index {survey.max_index} exceeds the {n_features} "
-                                  "features given as n_features. Fix n_features or the file.")
+            raise DataFormatError(
+                f"{self.path}: feature index {survey.max_index} exceeds the {n_features} "
+                "features given as n_features. Fix n_features or the file."
+            )
         self.n_rows = survey.n_rows
-        self.n_features = int(n_features if n_features is not None else max(1, survey.max_index + 1 - offset))
+        self.n_features = int(
+            n_features if n_features is not None else max(1, survey.max_index + 1 - offset)
+        )
         self.feature_names: list[Hashable] = [f"f{j + offset}" for j in range(self.n_features)]
         self.task = task or _infer_task(survey)
         self.classes = self._classes(survey)
         self.info: dict[str, Any] = {"scenario": "full", "source": str(self.path)}
 
     # ---------------------------------------------------------------- reading
-    def _open(self) -> IO[bytes]:
+    def _open(self) -> io.BufferedIOBase:
         with open(self.path, "rb") as fh:
             magic = fh.read(2)
         return gzip.open(self.path, "rb") if magic == GZIP_MAGIC else open(self.path, "rb")
@@ -156,7 +188,8 @@ class LibsvmStream:
                 except (EOFError, OSError, zlib.error) as err:
                     raise DataFormatError(
                         f"{self.path}: the compressed stream is cut short or corrupt after line {first_line - 1} "
-                        f"({err}). The file is incomplete: fetch or copy it again.") from err
+                        f"({err}). The file is incomplete: fetch or copy it again."
+                    ) from err
                 if not buf:
                     if carry.strip():
                         yield carry, first_line
@@ -171,7 +204,9 @@ class LibsvmStream:
                 yield text, first_line
                 first_line += text.count(b"\n")
 
-    def _blocks(self, zero_based: bool, n_features: int | None) -> Iterator[tuple[sp.csr_matrix, np.ndarray]]:
+    def _blocks(
+        self, zero_based: bool, n_features: int | None
+    ) -> Iterator[tuple[sp.csr_matrix, np.ndarray]]:
         """Parse the file block by block: ``(X, y)`` of each block (``max_rows`` respected)."""
         remaining = self.max_rows
         for text, first_line in self._texts():
@@ -185,18 +220,25 @@ class LibsvmStream:
             if remaining == 0:
                 return
 
-    def _parse(self, data: bytes, first_line: int, zero_based: bool,
-               n_features: int | None) -> tuple[sp.csr_matrix, np.ndarray]:
+    def _parse(
+        self, data: bytes, first_line: int, zero_based: bool, n_features: int | None
+    ) -> tuple[sp.csr_matrix, np.ndarray]:
         def bad(reason: str) -> DataFormatError:
             found = libsvm_bad_line(data, zero_based=zero_based, n_features=n_features)
-            where = f"{self.path}, line {first_line + found[0] - 1}: {found[1]}" if found else f"{self.path}: {reason}"
+            where = (
+                f"{self.path}, line {first_line + found[0] - 1}: {found[1]}"
+                if found
+                else f"{self.path}: {reason}"
+            )
             return DataFormatError(
                 f"{where}. Expected LIBSVM lines 'label index:value ...' with finite numbers and integer "
-                "indices increasing along each line: fix that line.")
+                "indices increasing along each line: fix that line."
+            )
 
         try:
-            X, y = load_svmlight_file(io.BytesIO(data), n_features=n_features, zero_based=zero_based,
-                                      dtype=np.float64)
+            X, y = load_svmlight_file(
+                io.BytesIO(data), n_features=n_features, zero_based=zero_based, dtype=np.float64
+            )
         except (ValueError, IndexError, TypeError) as err:
             raise bad(str(err)) from None
         X = sp.csr_matrix(X)
@@ -204,8 +246,8 @@ class LibsvmStream:
             raise bad("a NaN or infinite value")
         return X, np.asarray(y, dtype=np.float64)
 
-    def _survey(self, zero_based: bool, n_features: int | None) -> _Survey:
-        # Parse 0-based (index 0 allowed) without a width, to find the real index range.
+    def _survey(self) -> _Survey:
+        """The first pass: parsed 0-based (index 0 allowed) and without a width, to find the index range."""
         n = 0
         lo, hi = np.iinfo(np.int64).max, -1
         labels: set[float] | None = set()
@@ -228,17 +270,23 @@ class LibsvmStream:
             return np.zeros(0)
         found = survey.labels
         if found is None:
-            raise InputError(f"{self.path}: too many label values for a {self.task} task",
-                             expected=f"at most {_MAX_CLASSES} label values", received="more",
-                             fix="pass task='regression'")
+            raise InputError(
+                f"{self.path}: too many label values for a {self.task} task",
+                expected=f"at most {_MAX_CLASSES} label values",
+                received="more",
+                fix="pass task='regression'",
+            )
         if self.task == "binary":
             for pair in ([-1.0, 1.0], [0.0, 1.0]):
                 if set(found.tolist()) <= set(pair):
                     return np.array(pair)
             if found.size != 2:
-                raise InputError(f"{self.path}: a binary task needs two label values", expected="two values "
-                                 "(or only values of {-1, +1} or {0, 1})", received=str(found[:10].tolist()),
-                                 fix="pass task='multiclass' or task='regression'")
+                raise InputError(
+                    f"{self.path}: a binary task needs two label values",
+                    expected="two values (or only values of {-1, +1} or {0, 1})",
+                    received=str(found[:10].tolist()),
+                    fix="pass task='multiclass' or task='regression'",
+                )
         return found
 
     def _encode(self, y: np.ndarray) -> np.ndarray:
@@ -282,10 +330,14 @@ class LibsvmStream:
         ([0, 1, 2], [3])
         """
         fi.add(self.feature_names)
-        col_map = np.fromiter((fi.get(n) for n in self.feature_names), dtype=np.int64, count=self.n_features)
+        col_map = np.fromiter(
+            (fi.get(n) for n in self.feature_names), dtype=np.int64, count=self.n_features
+        )
         return col_map, np.array([len(fi)], dtype=np.int64)
 
-    def chunks(self, col_map: np.ndarray, seg_dim: np.ndarray, size: int = 65536) -> Iterator[Chunk]:
+    def chunks(
+        self, col_map: np.ndarray, seg_dim: np.ndarray, size: int = 65536
+    ) -> Iterator[Chunk]:
         """Yield the rows as :class:`~evofeat.streams.Chunk` blocks of at most ``size`` rows.
 
         >>> import tempfile, pathlib
@@ -299,20 +351,25 @@ class LibsvmStream:
         width = max(1, int(seg_dim[-1]))
         start = 0
         for block, y_block in self._blocks(self.zero_based, self.n_features):
-            mapped = sp.csr_matrix((block.data, col_map[block.indices], block.indptr), shape=(block.shape[0], width))
+            mapped = sp.csr_matrix(
+                (block.data, col_map[block.indices], block.indptr), shape=(block.shape[0], width)
+            )
             del block
             mapped.has_canonical_format = False
             mapped.sort_indices()
             for a in range(0, mapped.shape[0], size):
-                X = mapped[a: a + size]
+                X = mapped[a : a + size]
                 first = start == 0
                 yield Chunk(
-                    indptr=X.indptr.astype(np.int64), indices=X.indices.astype(np.int64),
-                    data=X.data.astype(np.float64), y=self._encode(y_block[a: a + size]),
+                    indptr=X.indptr.astype(np.int64),
+                    indices=X.indices.astype(np.int64),
+                    data=X.data.astype(np.float64),
+                    y=self._encode(y_block[a : a + size]),
                     seg_rows=np.zeros(1 if first else 0, dtype=np.int64),
                     seg_indptr=np.array([0, cols.size] if first else [0], dtype=np.int64),
                     seg_cols=cols if first else np.zeros(0, dtype=np.int64),
-                    seg_dim=np.asarray(seg_dim[:1] if first else seg_dim[:0], dtype=np.int64), start=start,
+                    seg_dim=np.asarray(seg_dim[:1] if first else seg_dim[:0], dtype=np.int64),
+                    start=start,
                 )
                 start += X.shape[0]
 

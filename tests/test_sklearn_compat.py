@@ -1,0 +1,155 @@
+"""The scikit-learn wrappers: scikit-learn's own estimator checks, and parity with evofeat's paths.
+
+scikit-learn's checks (``parametrize_with_checks``) all pass for the
+classifier (PA-I and STSD-I) and the regressor (OGD on the square loss). The only one not run is
+``check_array_api_input``, which scikit-learn itself skips unless
+``SCIPY_ARRAY_API=1`` is set (the wrappers compute with NumPy/numba only).
+Order-dependence of online learning breaks none of the checks: ``fit``
+always restarts, and scikit-learn does not check that a permutation of the
+training rows gives the same model.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.datasets import make_classification
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from evofeat.base import InputError
+from evofeat.compat.sklearn import OnlineClassifier, OnlineRegressor
+from evofeat.ensemble.ogd import OGD
+from evofeat.evaluate import prequential
+from evofeat.linear.pa import PA
+from evofeat.registry import make
+from evofeat.streams import Stream
+
+
+@parametrize_with_checks([OnlineClassifier(), OnlineClassifier("stsd-i"), OnlineRegressor()])
+def test_sklearn_estimator_checks(estimator, check) -> None:  # type: ignore[no-untyped-def]
+    check(estimator)
+
+
+def _binary(n: int = 300, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    X, y = make_classification(n_samples=n, n_features=8, random_state=seed)
+    return X, np.where(y == 1, "spam", "ham")
+
+
+def test_classes_map_to_minus_and_plus_one() -> None:
+    X, y = _binary()
+    clf = OnlineClassifier("pa-i", {"C": 0.5}).fit(X, y)
+    assert clf.classes_.tolist() == ["ham", "spam"]
+    ref = PA(C=0.5)
+    prequential(ref, Stream.full(X, np.where(y == "spam", 1, -1), list(range(8))))
+    assert clf.learner_.coef_ == ref.coef_, "fit is the prequential array path"
+    model = PA(C=0.5)
+    for row, label in zip(X, y, strict=True):
+        model.learn_one(dict(enumerate(row.tolist())), 1 if label == "spam" else -1)
+    assert clf.learner_.coef_ == pytest.approx(model.coef_, rel=1e-12), (
+        "fit must learn exactly what learn_one does"
+    )
+    pred = clf.predict(X)
+    expected = [
+        ("spam" if model.predict_one(dict(enumerate(r.tolist()))) == 1 else "ham") for r in X
+    ]
+    assert pred.tolist() == expected
+    scores = clf.decision_function(X)
+    np.testing.assert_allclose(
+        scores, [model.decision_one(dict(enumerate(r.tolist()))) for r in X], rtol=1e-12
+    )
+    assert ((scores > 0) == (pred == "spam")).all()
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert ((proba[:, 1] > 0.5) == (pred == "spam")).all()
+
+
+def test_partial_fit_in_batches_equals_one_fit() -> None:
+    X, y = _binary(400)
+    whole = OnlineClassifier("stsd-i").fit(X, y)
+    parts = OnlineClassifier("stsd-i")
+    parts.partial_fit(X[:7], y[:7], classes=["ham", "spam"])
+    for a in range(7, 400, 60):
+        parts.partial_fit(X[a : a + 60], y[a : a + 60])
+    np.testing.assert_array_equal(parts.decision_function(X), whole.decision_function(X))
+    assert parts.learner_.n_learned_ == 400
+
+
+def test_nan_is_an_absent_feature_and_sparse_equals_dense() -> None:
+    X, y = _binary(200)
+    X[np.random.default_rng(1).random(X.shape) < 0.3] = np.nan
+    clf = OnlineClassifier("pa-i").fit(X, y)
+    model = make("pa-i")
+    for row, label in zip(X, y, strict=True):
+        model.learn_one(
+            {j: v for j, v in enumerate(row.tolist()) if v == v}, 1 if label == "spam" else -1
+        )
+    assert clf.learner_.coef_ == pytest.approx(model.coef_, rel=1e-12)
+    X0 = np.nan_to_num(X)
+    dense = OnlineClassifier("pa-i").fit(X0, y)
+    sparse = OnlineClassifier("pa-i").fit(sp.csr_matrix(X0), y)
+    np.testing.assert_allclose(
+        sparse.decision_function(sp.csr_matrix(X0)), dense.decision_function(X0), rtol=1e-12
+    )
+    with pytest.raises(InputError, match="sparse X holds NaN"):
+        sparse.predict(sp.csr_matrix(X))
+
+
+def test_template_learner_params_clone_and_grid_search() -> None:
+    X, y = _binary(240)
+    template = PA(C=0.3)
+    clf = OnlineClassifier(template).fit(X, y)
+    assert template.predict_one({0: 1.0}) is None, "the template learner must never learn"
+    assert clf.learner_.C == 0.3
+    assert clf.get_params()["learner__C"] == 0.3
+    fresh = clone(clf)
+    with pytest.raises(NotFittedError):
+        fresh.predict(X)
+    grid = GridSearchCV(OnlineClassifier("pa-i"), {"params": [{"C": 0.01}, {"C": 1.0}]}, cv=3).fit(
+        X, y
+    )
+    assert grid.best_params_["params"] in ({"C": 0.01}, {"C": 1.0})
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.decision_function(X), clf.decision_function(X))
+
+
+def test_errors_say_what_to_do() -> None:
+    X, y = _binary(60)
+    with pytest.raises(
+        ValueError, match="Only binary classification is supported.*OneVsRestClassifier"
+    ):
+        OnlineClassifier().fit(X, np.arange(60) % 3)
+    clf = OnlineClassifier().partial_fit(X, y)
+    with pytest.raises(InputError, match="label outside classes_.*'eggs'"):
+        clf.partial_fit(X[:2], np.array(["ham", "eggs"]))
+    with pytest.raises(InputError, match="is a binary learner: expected a regression learner"):
+        OnlineRegressor("pa-i").fit(X, np.linspace(0, 1, 60))
+    with pytest.raises(InputError, match="unknown learner 'pa-j'"):
+        OnlineClassifier("pa-j").fit(X, y)
+    with pytest.raises(InputError, match="params must be a dict"):
+        OnlineClassifier("pa-i", params=[1]).fit(X, y)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :3])
+
+
+def test_regressor_learns_a_linear_target() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((2000, 5))
+    y = X @ np.array([1.0, -2.0, 0.5, 0.0, 3.0])
+    reg = OnlineRegressor(OGD(lr=0.1, loss="square")).fit(X, y)
+    assert reg.score(X, y) > 0.99
+    model = OGD(lr=0.1, loss="square")
+    for row, target in zip(X[:50], y[:50], strict=True):
+        model.learn_one(dict(enumerate(row.tolist())), target)
+    small = OnlineRegressor(params={"lr": 0.1}).fit(X[:50], y[:50])
+    assert small.learner_.get_params() == model.get_params()
+    np.testing.assert_allclose(
+        small.predict(X[:5]),
+        [model.predict_one(dict(enumerate(r.tolist()))) for r in X[:5]],
+        rtol=1e-12,
+    )
