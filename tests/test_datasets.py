@@ -404,7 +404,9 @@ def test_sparse_preprocessing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_preprocessor_registry() -> None:
-    with pytest.raises(ValueError, match="registered: minmax, none, stsd-original, unit-norm, zscore"):
+    with pytest.raises(
+        ValueError, match="registered: minmax, none, stsd-original, unit-norm, zscore"
+    ):
         preprocess(np.ones((2, 2)), "standardise")
     with pytest.raises(ValueError, match="unknown preprocessing"):
         load("german", preprocess="standardise")

@@ -64,7 +64,10 @@ def _learner(name: str) -> OnlineLearner:
 
 def _rows(task: str, n: int = 120) -> list[tuple[dict, object]]:
     X, y = _data(task, n=n)
-    return [({f"f{j}": float(v) for j, v in enumerate(row)}, yy.item()) for row, yy in zip(X, y, strict=True)]
+    return [
+        ({f"f{j}": float(v) for j, v in enumerate(row)}, yy.item())
+        for row, yy in zip(X, y, strict=True)
+    ]
 
 
 def _learn(model: OnlineLearner, rows: list[tuple[dict, object]]) -> list[object]:
@@ -89,8 +92,12 @@ def test_contract(name: str) -> None:
     assert fresh.predict_one(rows[0][0]) is None, "clone must not copy learned state"
     blob = pickle.dumps(model)
     copy = pickle.loads(blob)
-    assert [copy.predict_one(x) for x, _ in rows[60:]] == [model.predict_one(x) for x, _ in rows[60:]]
-    assert _learn(copy, rows[60:]) == _learn(model, rows[60:]), "a pickled learner must continue identically"
+    assert [copy.predict_one(x) for x, _ in rows[60:]] == [
+        model.predict_one(x) for x, _ in rows[60:]
+    ]
+    assert _learn(copy, rows[60:]) == _learn(model, rows[60:]), (
+        "a pickled learner must continue identically"
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -106,10 +113,15 @@ def test_set_params_resets_and_rejects_unknown(name: str) -> None:
 def test_emerging_and_vanishing_features(name: str) -> None:
     model = _learner(name)
     rows = _rows(model.task, n=150)
-    emerging = [({k: v for k, v in x.items() if int(k[1:]) < 2 + i // 20}, y) for i, (x, y) in enumerate(rows)]
+    emerging = [
+        ({k: v for k, v in x.items() if int(k[1:]) < 2 + i // 20}, y)
+        for i, (x, y) in enumerate(rows)
+    ]
     preds = _learn(model, emerging)
     assert len(model.feature_index_) == len(rows[0][0])
-    vanishing = [({k: v for k, v in x.items() if int(k[1:]) >= i // 20}, y) for i, (x, y) in enumerate(rows)]
+    vanishing = [
+        ({k: v for k, v in x.items() if int(k[1:]) >= i // 20}, y) for i, (x, y) in enumerate(rows)
+    ]
     preds += _learn(model, vanishing)
     assert all(p is not None for p in preds[1:])
 

@@ -29,8 +29,12 @@ reproduce("toy", {out!r}, jobs=1)
 
 def _run_toy(out: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
     code = _SCRIPT.format(here=str(HERE), out=str(out))
-    return subprocess.Popen([sys.executable, "-c", code], env={**os.environ, **env},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _stored(out: Path) -> dict[str, int]:

@@ -77,7 +77,9 @@ def test_haphazard_never_empty_and_seeded() -> None:
     assert a.visible_mask().any(axis=1).all()
     expected = 0.1 + 0.9**5 / 5  # p, plus one forced feature in each row that drew none
     assert abs(a.visible_mask().mean() - expected) < 0.03
-    assert np.array_equal(a.visible_mask(), haphazard(X, np.ones(300), p=0.1, seed=0).visible_mask())
+    assert np.array_equal(
+        a.visible_mask(), haphazard(X, np.ones(300), p=0.1, seed=0).visible_mask()
+    )
 
 
 def test_zero_is_a_value_and_nan_is_absent() -> None:
@@ -104,8 +106,8 @@ def test_chunks_hold_exactly_the_visible_values(n: int, d: int, p: float, seed: 
     for ch in s.chunks(col_map, seg_dim, size=7):
         for i in range(ch.y.size):
             r = ch.start + i
-            idx = ch.indices[ch.indptr[i]:ch.indptr[i + 1]]
-            val = ch.data[ch.indptr[i]:ch.indptr[i + 1]]
+            idx = ch.indices[ch.indptr[i] : ch.indptr[i + 1]]
+            val = ch.data[ch.indptr[i] : ch.indptr[i + 1]]
             assert np.all(np.diff(idx) > 0)
             expect = {int(col_map[j]): dense[r, j] for j in range(d) if not np.isnan(dense[r, j])}
             assert dict(zip(idx.tolist(), val.tolist(), strict=True)) == expect
@@ -113,8 +115,13 @@ def test_chunks_hold_exactly_the_visible_values(n: int, d: int, p: float, seed: 
 
 def test_sparse_chunks_skip_invisible_entries() -> None:
     X = sp.csr_matrix(np.array([[1.0, 2.0, 3.0], [4.0, 0.0, 6.0]]))
-    s = Stream(X, np.array([1, -1]), ["a", "b", "c"], np.array([0, 1]),
-               np.array([[True, False, True], [True, True, True]]))
+    s = Stream(
+        X,
+        np.array([1, -1]),
+        ["a", "b", "c"],
+        np.array([0, 1]),
+        np.array([[True, False, True], [True, True, True]]),
+    )
     col_map, seg_dim = s.internal_columns(FeatureIndex())
     (ch,) = list(s.chunks(col_map, seg_dim))
     assert ch.indptr.tolist() == [0, 2, 4]

@@ -17,7 +17,9 @@ class ToyPaper(Paper):
     title = "toy protocol"
 
     def cells(self, quick: bool = False) -> list[Cell]:
-        return [Cell("table1", "german", "pa-i", {"C": 0.1 * (1 + r % 3)}, repeat=r) for r in range(12)]
+        return [
+            Cell("table1", "german", "pa-i", {"C": 0.1 * (1 + r % 3)}, repeat=r) for r in range(12)
+        ]
 
     def run_cell(self, cell: Cell) -> dict[str, Any]:
         log = os.environ.get("TOY_LOG")
@@ -27,8 +29,14 @@ class ToyPaper(Paper):
         time.sleep(float(os.environ.get("TOY_SLEEP", "0")))
         from evofeat.evaluate import run_once
 
-        res = run_once(cell.method, cell.dataset, "trapezoidal", params=cell.params, repeat=cell.repeat,
-                       preprocess="zscore")
+        res = run_once(
+            cell.method,
+            cell.dataset,
+            "trapezoidal",
+            params=cell.params,
+            repeat=cell.repeat,
+            preprocess="zscore",
+        )
         return {"mistakes": res.mistakes}
 
     def write_report(self, results: pd.DataFrame, out: Path, command: str) -> Path:

@@ -54,4 +54,4 @@ def configure() -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         return  # unwritable: numba falls back to its own locators
-    numba.config.CACHE_DIR = str(folder)
+    numba.config.CACHE_DIR = str(folder)  # type: ignore[attr-defined]

@@ -38,10 +38,13 @@ ONLINE: dict[str, str] = {
     "rogd-f": "evofeat.ensemble.fesl",
 }
 #: one-pass incremental/decremental estimators (the incdec scenario).
-ONEPASS: dict[str, str] = {name: "evofeat.onepass" for name in ("opid", "opide", "svm", "svm-s", "svm-a")}
+ONEPASS: dict[str, str] = {
+    name: "evofeat.onepass" for name in ("opid", "opide", "svm", "svm-s", "svm-a")
+}
 #: streaming feature selectors (the feature-stream scenario).
 SELECTORS: dict[str, str] = {
-    name: "evofeat.selection" for name in ("ceofs", "cofs", "alpha-investing", "osfs", "fast-osfs", "saola")
+    name: "evofeat.selection"
+    for name in ("ceofs", "cofs", "alpha-investing", "osfs", "fast-osfs", "saola")
 }
 
 
@@ -66,8 +69,11 @@ def kind_of(name: str) -> str:
     names = all_names()
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
     rest = [n for n in names if n not in close]
-    raise InputError(f"unknown learner {name!r}", expected="one of " + ", ".join(close + rest),
-                     fix="run `evofeat run --help` for the list")
+    raise InputError(
+        f"unknown learner {name!r}",
+        expected="one of " + ", ".join(close + rest),
+        fix="run `evofeat run --help` for the list",
+    )
 
 
 def make(name: str, **params: Any) -> Any:
@@ -85,8 +91,12 @@ def make(name: str, **params: Any) -> Any:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        raise InputError(f"learner {name!r} is not available yet", expected="an implemented learner",
-                         received=str(exc), fix="pick another learner") from None
+        raise InputError(
+            f"learner {name!r} is not available yet",
+            expected="an implemented learner",
+            received=str(exc),
+            fix="pick another learner",
+        ) from None
     table = getattr(module, "SELECTORS" if kind == "selector" else "LEARNERS")
     factory = table[name]
     import inspect
@@ -95,8 +105,11 @@ def make(name: str, **params: Any) -> Any:
     valid = [p for p in inspect.signature(target).parameters if p != "self"]
     for key in params:
         if key not in valid:
-            raise InputError(f"unknown parameter {key!r} for {name}", expected="one of " + ", ".join(valid),
-                             fix="check the spelling (parameters are case-sensitive)")
+            raise InputError(
+                f"unknown parameter {key!r} for {name}",
+                expected="one of " + ", ".join(valid),
+                fix="check the spelling (parameters are case-sensitive)",
+            )
     obj = factory(**params)
     if hasattr(obj, "_reset") and kind == "online":
         obj._reset()  # validate the parameters now, with a clear error

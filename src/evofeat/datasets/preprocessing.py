@@ -48,7 +48,7 @@ def _dense(X: Matrix, name: str, alternative: str) -> np.ndarray:
     if sp.issparse(X):
         n, d = X.shape
         if n * d * 8 <= DENSIFY_LIMIT_BYTES:
-            return np.asarray(X.toarray(), dtype=np.float64)
+            return np.asarray(sp.csr_matrix(X).toarray(), dtype=np.float64)
         gb = n * d * 8 / 1e9
         raise ValueError(
             f"{name} would fill in every zero of this sparse {n} x {d} matrix "

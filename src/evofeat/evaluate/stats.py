@@ -9,8 +9,9 @@ import numpy as np
 __all__ = ["paired_outcome"]
 
 
-def paired_outcome(a: Sequence[float], b: Sequence[float], *, alpha: float = 0.05,
-                   higher_is_better: bool = True) -> str:
+def paired_outcome(
+    a: Sequence[float], b: Sequence[float], *, alpha: float = 0.05, higher_is_better: bool = True
+) -> str:
     """``"win"``, ``"tie"`` or ``"loss"`` of ``a`` against ``b`` by a paired t-test.
 
     ``a`` wins when its mean is better and the two-sided paired t-test

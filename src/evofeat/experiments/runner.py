@@ -19,8 +19,9 @@ def _work(paper_name: str, cell: Cell) -> tuple[Cell, dict[str, Any]]:
     return cell, paper.run_cell(cell)
 
 
-def run_cells(paper: Paper, cells: list[Cell], *, jobs: int = 1,
-              scheduler: str | None = None) -> Iterator[tuple[Cell, dict[str, Any]]]:
+def run_cells(
+    paper: Paper, cells: list[Cell], *, jobs: int = 1, scheduler: str | None = None
+) -> Iterator[tuple[Cell, dict[str, Any]]]:
     """Yield ``(cell, result)`` as each cell finishes (in completion order)."""
     if not cells:
         return
@@ -42,9 +43,16 @@ def run_cells(paper: Paper, cells: list[Cell], *, jobs: int = 1,
     yield from par(delayed(_work)(paper.name, c) for c in cells)
 
 
-def reproduce(paper_name: str, out: str | Path, *, quick: bool = False, jobs: int = 1,
-              scheduler: str | None = None, command: str = "",
-              progress: Callable[[int, int], None] | None = None) -> Path:
+def reproduce(
+    paper_name: str,
+    out: str | Path,
+    *,
+    quick: bool = False,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    command: str = "",
+    progress: Callable[[int, int], None] | None = None,
+) -> Path:
     """Run every cell of ``paper_name`` not yet in ``out/results.sqlite``, then write the report.
 
     Returns the path of ``out/report.md``. Results are stored as each cell
@@ -80,7 +88,9 @@ def _write_report_atomically(paper: Paper, results: Any, out: Path, command: str
     tmp = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
     try:
         paper.write_report(results, tmp, command)
-        files = sorted((p for p in tmp.rglob("*") if p.is_file()), key=lambda p: p.name == "report.md")
+        files = sorted(
+            (p for p in tmp.rglob("*") if p.is_file()), key=lambda p: p.name == "report.md"
+        )
         for f in files:
             dest = out / f.relative_to(tmp)
             dest.parent.mkdir(parents=True, exist_ok=True)

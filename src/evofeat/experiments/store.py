@@ -77,8 +77,17 @@ class ResultStore:
             with con:
                 con.execute(
                     "INSERT OR REPLACE INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (paper, cell.key, cell.table, cell.dataset, cell.method,
-                     json.dumps(cell.params, sort_keys=True, default=str), cell.repeat, payload, time.time()),
+                    (
+                        paper,
+                        cell.key,
+                        cell.table,
+                        cell.dataset,
+                        cell.method,
+                        json.dumps(cell.params, sort_keys=True, default=str),
+                        cell.repeat,
+                        payload,
+                        time.time(),
+                    ),
                 )
         finally:
             con.close()
@@ -95,12 +104,20 @@ class ResultStore:
         for key, tbl, dataset, method, params, rep, result in rows:
             if wanted is not None and key not in wanted:
                 continue
-            rec = {"table": tbl, "dataset": dataset, "method": method, "params": json.loads(params),
-                   "repeat": rep}
+            rec = {
+                "table": tbl,
+                "dataset": dataset,
+                "method": method,
+                "params": json.loads(params),
+                "repeat": rep,
+            }
             rec.update(json.loads(result))
             records.append(rec)
-        return pd.DataFrame.from_records(records) if records else pd.DataFrame(
-            columns=["table", "dataset", "method", "params", "repeat"])
+        return (
+            pd.DataFrame.from_records(records)
+            if records
+            else pd.DataFrame(columns=["table", "dataset", "method", "params", "repeat"])
+        )
 
 
 def _jsonable(obj: Any) -> Any:

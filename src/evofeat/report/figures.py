@@ -22,7 +22,9 @@ def new_figure(n_panels: int = 1, *, ncols: int = 3, size: float = 3.6) -> tuple
 
     ncols = max(1, min(ncols, n_panels))
     nrows = -(-n_panels // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(size * ncols, size * 0.8 * nrows), squeeze=False)
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(size * ncols, size * 0.8 * nrows), squeeze=False
+    )
     flat = list(axes.ravel())
     for ax in flat[n_panels:]:
         ax.set_visible(False)
@@ -40,4 +42,8 @@ def save_figure(fig: Any, out: Path, name: str, caption: str = "") -> str:
     fig.savefig(out / f"{name}.svg")
     plt.close(fig)
     alt = caption or name
-    return f"![{alt}]({name}.png)\n\n*{caption}* ([SVG]({name}.svg))\n" if caption else f"![{alt}]({name}.png)\n"
+    return (
+        f"![{alt}]({name}.png)\n\n*{caption}* ([SVG]({name}.svg))\n"
+        if caption
+        else f"![{alt}]({name}.png)\n"
+    )

@@ -26,7 +26,9 @@ def mean_std(values: Sequence[float] | np.ndarray, digits: int = 1) -> str:
     return f"{arr.mean():.{digits}f} ± {std:.{digits}f}"
 
 
-def diff_in_std(ours_mean: float, paper_mean: float, paper_std: float, ours_std: float = 0.0) -> float:
+def diff_in_std(
+    ours_mean: float, paper_mean: float, paper_std: float, ours_std: float = 0.0
+) -> float:
     """How far our mean is from the paper's, in standard deviations.
 
     The scale is the larger of the two standard deviations (so a cell whose

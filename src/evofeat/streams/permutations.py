@@ -24,7 +24,9 @@ def permutation(n: int, seed: int | None) -> np.ndarray:
     return np.random.default_rng(seed).permutation(n)
 
 
-def load_permutations(path: str | Path, n_rows: int, *, one_based: bool | None = None) -> np.ndarray:
+def load_permutations(
+    path: str | Path, n_rows: int, *, one_based: bool | None = None
+) -> np.ndarray:
     """Read row orders (one per line, comma or space separated; ``.gz`` allowed).
 
     Indices may be 0-based or 1-based (detected from the minimum unless
@@ -33,26 +35,40 @@ def load_permutations(path: str | Path, n_rows: int, *, one_based: bool | None =
     """
     path = Path(path)
     if not path.exists():
-        raise InputError("permutation file not found", expected="an existing file", received=str(path),
-                         fix="check the path")
+        raise InputError(
+            "permutation file not found",
+            expected="an existing file",
+            received=str(path),
+            fix="check the path",
+        )
     try:
         import pandas as pd
 
         arr = pd.read_csv(path, header=None, sep=r"[,\s]+", engine="python").to_numpy()
     except Exception as exc:
-        raise InputError(f"cannot read the permutation file {path}", expected="rows of integers",
-                         received=str(exc).splitlines()[0], fix="write one permutation per line") from None
+        raise InputError(
+            f"cannot read the permutation file {path}",
+            expected="rows of integers",
+            received=str(exc).splitlines()[0],
+            fix="write one permutation per line",
+        ) from None
     arr = np.atleast_2d(arr)
     if arr.shape[1] != n_rows:
-        raise InputError(f"the permutation file {path} has the wrong length",
-                         expected=f"{n_rows} indices per line (the data set's rows)",
-                         received=f"{arr.shape[1]} per line", fix="use the file made for this data set")
+        raise InputError(
+            f"the permutation file {path} has the wrong length",
+            expected=f"{n_rows} indices per line (the data set's rows)",
+            received=f"{arr.shape[1]} per line",
+            fix="use the file made for this data set",
+        )
     if one_based is None:
         one_based = bool(arr.min() == 1)
     arr = arr.astype(np.int64) - (1 if one_based else 0)
     for i, row in enumerate(arr):
         if not np.array_equal(np.sort(row), np.arange(n_rows)):
-            raise InputError(f"line {i + 1} of {path} is not a permutation",
-                             expected=f"each of 0..{n_rows - 1} (or 1..{n_rows}) once", received="repeats or gaps",
-                             fix="regenerate the file")
+            raise InputError(
+                f"line {i + 1} of {path} is not a permutation",
+                expected=f"each of 0..{n_rows - 1} (or 1..{n_rows}) once",
+                received="repeats or gaps",
+                fix="regenerate the file",
+            )
     return arr

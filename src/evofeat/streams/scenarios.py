@@ -21,7 +21,9 @@ __all__ = ["evolvable", "full", "haphazard", "trapezoidal", "trapezoidal_schedul
 
 
 def _names(X: Any, feature_names: Sequence[Hashable] | None) -> list[Hashable]:
-    return list(feature_names) if feature_names is not None else [f"x{j}" for j in range(X.shape[1])]
+    return (
+        list(feature_names) if feature_names is not None else [f"x{j}" for j in range(X.shape[1])]
+    )
 
 
 def _task(y: np.ndarray) -> str:
@@ -31,18 +33,28 @@ def _task(y: np.ndarray) -> str:
     return "binary" if set(vals.tolist()) <= {-1, 1} else "multiclass"
 
 
-def full(X: Any, y: Any, feature_names: Sequence[Hashable] | None = None, *, task: str | None = None) -> Stream:
+def full(
+    X: Any, y: Any, feature_names: Sequence[Hashable] | None = None, *, task: str | None = None
+) -> Stream:
     """Every feature visible in every row (the classical stream).
 
     >>> full(np.eye(3), np.array([1, -1, 1])).seg_rows.tolist()
     [0]
     """
     y = np.asarray(y)
-    return Stream.full(X, y, _names(X, feature_names), task=task or _task(y), info={"scenario": "full"})
+    return Stream.full(
+        X, y, _names(X, feature_names), task=task or _task(y), info={"scenario": "full"}
+    )
 
 
-def trapezoidal_schedule(n: int, d: int, n_stages: int = 10, *, layout: str = "paper",
-                         fractions: Sequence[float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def trapezoidal_schedule(
+    n: int,
+    d: int,
+    n_stages: int = 10,
+    *,
+    layout: str = "paper",
+    fractions: Sequence[float] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """First row and number of visible (leading) features of each stage.
 
     ``layout="paper"``: the rows are cut into ``n_stages`` equal parts
@@ -62,13 +74,21 @@ def trapezoidal_schedule(n: int, d: int, n_stages: int = 10, *, layout: str = "p
     (array([  0, 500, 750]), array([ 2,  9, 16]))
     """
     if n_stages < 1:
-        raise InputError("n_stages must be at least 1", expected="an integer >= 1", received=str(n_stages),
-                         fix="pass n_stages=10")
+        raise InputError(
+            "n_stages must be at least 1",
+            expected="an integer >= 1",
+            received=str(n_stages),
+            fix="pass n_stages=10",
+        )
     K = n_stages if fractions is None else len(fractions)
     fr = np.arange(1, K + 1) / K if fractions is None else np.asarray(fractions, dtype=float)
     if np.any(fr <= 0) or np.any(fr > 1) or np.any(np.diff(fr) < 0):
-        raise InputError("bad stage fractions", expected="increasing fractions in (0, 1]",
-                         received=str(fr.tolist()), fix="pass fractions like 0.1,0.2,...,1.0")
+        raise InputError(
+            "bad stage fractions",
+            expected="increasing fractions in (0, 1]",
+            received=str(fr.tolist()),
+            fix="pass fractions like 0.1,0.2,...,1.0",
+        )
     dims = np.maximum(1, np.floor(fr * d + 1e-9).astype(np.int64))
     if layout == "paper":
         starts = np.floor(np.arange(K) * n / K).astype(np.int64)
@@ -79,15 +99,28 @@ def trapezoidal_schedule(n: int, d: int, n_stages: int = 10, *, layout: str = "p
         first = np.flatnonzero(np.concatenate([[True], stage[1:] != stage[:-1]]))
         return first.astype(np.int64), dims[stage[first] - 1]
     else:
-        raise InputError("unknown trapezoidal layout", expected="'paper' or 'original-code'",
-                         received=repr(layout), fix="pass layout='paper'")
+        raise InputError(
+            "unknown trapezoidal layout",
+            expected="'paper' or 'original-code'",
+            received=repr(layout),
+            fix="pass layout='paper'",
+        )
     keep = np.concatenate([[True], np.diff(starts) > 0])  # fewer rows than stages
     return starts[keep], dims[keep]
 
 
-def trapezoidal(X: Any, y: Any, feature_names: Sequence[Hashable] | None = None, *, n_stages: int = 10,
-                feature_order: str = "original", layout: str = "paper",
-                fractions: Sequence[float] | None = None, seed: int = 0, task: str | None = None) -> Stream:
+def trapezoidal(
+    X: Any,
+    y: Any,
+    feature_names: Sequence[Hashable] | None = None,
+    *,
+    n_stages: int = 10,
+    feature_order: str = "original",
+    layout: str = "paper",
+    fractions: Sequence[float] | None = None,
+    seed: int = 0,
+    task: str | None = None,
+) -> Stream:
     """A trapezoidal stream (STSD): rows and features both grow.
 
     The schedule is :func:`trapezoidal_schedule`; stage i sees the leading
@@ -107,19 +140,37 @@ def trapezoidal(X: Any, y: Any, feature_names: Sequence[Hashable] | None = None,
     elif feature_order == "random":
         order = np.random.default_rng(seed).permutation(d)
     else:
-        raise InputError("unknown feature order", expected="'original' or 'random'",
-                         received=repr(feature_order), fix="pass feature_order='original'")
+        raise InputError(
+            "unknown feature order",
+            expected="'original' or 'random'",
+            received=repr(feature_order),
+            fix="pass feature_order='original'",
+        )
     masks = np.zeros((starts.size, d), dtype=bool)
     for k, m in enumerate(dims):
         masks[k, order[:m]] = True
-    info = {"scenario": "trapezoidal", "n_stages": int(n_stages), "layout": layout,
-            "stage_rows": starts.tolist(), "stage_dims": dims.tolist()}
+    info = {
+        "scenario": "trapezoidal",
+        "n_stages": int(n_stages),
+        "layout": layout,
+        "stage_rows": starts.tolist(),
+        "stage_dims": dims.tolist(),
+    }
     return Stream(X, y, _names(X, feature_names), starts, masks, task=task or _task(y), info=info)
 
 
-def evolvable(X: Any, y: Any, feature_names: Sequence[Hashable] | None = None, *,
-              views: Sequence[Any] | None = None, d2: int | float = 0.7, overlap: int = 10,
-              cycles: int = 1, seed: int = 0, task: str | None = None) -> Stream:
+def evolvable(
+    X: Any,
+    y: Any,
+    feature_names: Sequence[Hashable] | None = None,
+    *,
+    views: Sequence[Any] | None = None,
+    d2: int | float = 0.7,
+    overlap: int = 10,
+    cycles: int = 1,
+    seed: int = 0,
+    task: str | None = None,
+) -> Stream:
     """A feature-evolvable stream (FESL): old features vanish, new ones appear.
 
     The rows are cut into ``cycles + 1`` near-equal periods (``T1 ~ T2 ~ ...``).
@@ -141,23 +192,35 @@ def evolvable(X: Any, y: Any, feature_names: Sequence[Hashable] | None = None, *
     n, d1 = X.shape
     names1 = [f"s1:{n_}" for n_ in _names(X, feature_names)]
     if cycles < 1:
-        raise InputError("cycles must be at least 1", expected="an integer >= 1", received=str(cycles),
-                         fix="pass cycles=1")
+        raise InputError(
+            "cycles must be at least 1",
+            expected="an integer >= 1",
+            received=str(cycles),
+            fix="pass cycles=1",
+        )
     rng = np.random.default_rng(seed)
     blocks: list[Any] = [X]
     names: list[Hashable] = list(names1)
     for k in range(cycles):
         if views is not None:
             if len(views) < cycles:
-                raise InputError("not enough views", expected=f"{cycles} views for {cycles} cycles",
-                                 received=f"{len(views)}", fix="pass more views or fewer cycles")
+                raise InputError(
+                    "not enough views",
+                    expected=f"{cycles} views for {cycles} cycles",
+                    received=f"{len(views)}",
+                    fix="pass more views or fewer cycles",
+                )
             V = views[k]
             if V.shape[0] != n:
-                raise InputError("a view has another number of rows", expected=f"{n} rows",
-                                 received=f"{V.shape[0]}", fix="pass views of the same rows, in the same order")
+                raise InputError(
+                    "a view has another number of rows",
+                    expected=f"{n} rows",
+                    received=f"{V.shape[0]}",
+                    fix="pass views of the same rows, in the same order",
+                )
         else:
-            m = int(round(d2 * d1)) if isinstance(d2, float) and d2 <= 1 else int(d2)
-            G = rng.standard_normal((d1, max(1, m)))
+            width = int(round(d2 * d1)) if isinstance(d2, float) and d2 <= 1 else int(d2)
+            G = rng.standard_normal((d1, max(1, width)))
             V = X @ G
             if sp.issparse(V):
                 V = V.toarray()
@@ -169,28 +232,44 @@ def evolvable(X: Any, y: Any, feature_names: Sequence[Hashable] | None = None, *
         Xall = np.hstack([np.asarray(b, dtype=np.float64) for b in blocks])
     bounds = np.floor(np.arange(cycles + 2) * n / (cycles + 1)).astype(np.int64)
     widths = [b.shape[1] for b in blocks]
-    offs = np.concatenate([[0], np.cumsum(widths)])
+    offs = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
     if overlap < 0 or overlap >= int(np.min(np.diff(bounds))):
-        raise InputError("overlap does not fit the periods", expected=f"0 <= overlap < {int(np.min(np.diff(bounds)))}",
-                         received=str(overlap), fix="use a smaller overlap or more rows")
+        raise InputError(
+            "overlap does not fit the periods",
+            expected=f"0 <= overlap < {int(np.min(np.diff(bounds)))}",
+            received=str(overlap),
+            fix="use a smaller overlap or more rows",
+        )
     rows, masks = [], []
     for k in range(cycles + 1):
-        m = np.zeros(offs[-1], dtype=bool)
-        m[offs[k]:offs[k + 1]] = True
+        m = np.zeros(int(offs[-1]), dtype=bool)
+        m[offs[k] : offs[k + 1]] = True
         rows.append(bounds[k])
         masks.append(m)
         if k < cycles and overlap > 0:
             m2 = m.copy()
-            m2[offs[k + 1]:offs[k + 2]] = True
+            m2[offs[k + 1] : offs[k + 2]] = True
             rows.append(bounds[k + 1] - overlap)
             masks.append(m2)
-    info = {"scenario": "evolvable", "eval_from": int(bounds[1]), "switch_rows": bounds[1:-1].tolist(),
-            "overlap": int(overlap), "space_dims": widths}
+    info = {
+        "scenario": "evolvable",
+        "eval_from": int(bounds[1]),
+        "switch_rows": bounds[1:-1].tolist(),
+        "overlap": int(overlap),
+        "space_dims": widths,
+    }
     return Stream(Xall, y, names, np.array(rows), np.array(masks), task=task or _task(y), info=info)
 
 
-def haphazard(X: Any, y: Any, feature_names: Sequence[Hashable] | None = None, *, p: float = 0.5,
-              seed: int = 0, task: str | None = None) -> Stream:
+def haphazard(
+    X: Any,
+    y: Any,
+    feature_names: Sequence[Hashable] | None = None,
+    *,
+    p: float = 0.5,
+    seed: int = 0,
+    task: str | None = None,
+) -> Stream:
     """Each feature visible with probability ``p`` in each row, independently (seeded).
 
     A row that draws no feature gets one, chosen uniformly, so no row is empty.
@@ -200,12 +279,21 @@ def haphazard(X: Any, y: Any, feature_names: Sequence[Hashable] | None = None, *
     True
     """
     if not 0 < p <= 1:
-        raise InputError("p must be a probability", expected="0 < p <= 1", received=str(p), fix="pass p=0.5")
+        raise InputError(
+            "p must be a probability", expected="0 < p <= 1", received=str(p), fix="pass p=0.5"
+        )
     y = np.asarray(y)
     n, d = X.shape
     rng = np.random.default_rng(seed)
     masks = rng.random((n, d)) < p
     empty = np.flatnonzero(~masks.any(axis=1))
     masks[empty, rng.integers(0, d, size=empty.size)] = True
-    return Stream(X, y, _names(X, feature_names), np.arange(n), masks, task=task or _task(y),
-                  info={"scenario": "haphazard", "p": p})
+    return Stream(
+        X,
+        y,
+        _names(X, feature_names),
+        np.arange(n),
+        masks,
+        task=task or _task(y),
+        info={"scenario": "haphazard", "p": p},
+    )
