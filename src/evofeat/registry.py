@@ -72,7 +72,7 @@ def kind_of(name: str) -> str:
     raise InputError(
         f"unknown learner {name!r}",
         expected="one of " + ", ".join(close + rest),
-        fix="run `evofeat run --help` for the list",
+        fix="pick one of the names above (`evofeat.registry.all_names()` lists them)",
     )
 
 

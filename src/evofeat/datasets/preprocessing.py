@@ -113,11 +113,19 @@ def _unit_norm(X: Matrix) -> Matrix:
     return A
 
 
+def _stsd_original(X: Matrix) -> Matrix:
+    """The STSD authors' preprocessing (lives with the STSD learners; imported on use)."""
+    from evofeat.linear.stsd import stsd_original_preprocessing
+
+    return stsd_original_preprocessing(X)
+
+
 PREPROCESSORS: dict[str, Preprocessor] = {
     "none": _none,
     "zscore": _zscore,
     "unit-norm": _unit_norm,
     "minmax": _minmax,
+    "stsd-original": _stsd_original,
 }
 
 
@@ -130,7 +138,8 @@ def preprocess(X: Matrix, name: str) -> Matrix:
         Feature matrix (not modified).
     name : str
         A key of :data:`PREPROCESSORS`: ``"none"``, ``"zscore"``,
-        ``"unit-norm"``, ``"minmax"``, or one added with
+        ``"unit-norm"``, ``"minmax"``, ``"stsd-original"`` (the STSD
+        authors' z-score twice then unit rows), or one added with
         :func:`register_preprocessor`.
 
     Returns

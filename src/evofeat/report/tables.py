@@ -60,12 +60,19 @@ def _cell(value: Any) -> str:
 def markdown_table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
     """A GitHub-flavoured Markdown table.
 
-    >>> print(markdown_table([["german", 1.5]], ["data", "x"]))
-    | data | x |
+    A ``|`` inside a header or a cell is escaped so it cannot split the column.
+
+    >>> print(markdown_table([["german", 1.5]], ["data", "|x| <= 1"]))
+    | data | \\|x\\| <= 1 |
     | --- | --- |
     | german | 1.5 |
     """
-    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
+
+    def esc(text: str) -> str:
+        return text.replace("\\|", "|").replace("|", "\\|")
+
+    lines = ["| " + " | ".join(esc(str(h)) for h in headers) + " |"]
+    lines.append("| " + " | ".join("---" for _ in headers) + " |")
     for row in rows:
-        lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
+        lines.append("| " + " | ".join(esc(_cell(v)) for v in row) + " |")
     return "\n".join(lines)
