@@ -187,10 +187,19 @@ def test_truncated_file_is_refused(tmp_path: Path) -> None:
             io.load(path)
 
 
-def test_flipped_byte_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("member", ["__meta__.npy", "state.w.npy", "visible.npy"])
+def test_flipped_byte_is_refused(tmp_path: Path, member: str) -> None:
+    """A flipped byte inside any stored member's bytes is caught.
+
+    (A byte of the zip's own bookkeeping that does not change what is read,
+    such as a data descriptor, is not tampering and may pass.)
+    """
     path = _saved(tmp_path)
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo(member)
     data = bytearray(path.read_bytes())
-    data[len(data) // 3] ^= 0xFF
+    header = 30 + len(info.filename.encode()) + len(info.extra)  # local file header
+    data[info.header_offset + header + info.compress_size // 2] ^= 0xFF
     path.write_bytes(bytes(data))
     with pytest.raises(InputError, match="evofeat model file|checksum"):
         io.load(path)

@@ -13,10 +13,18 @@ from evofeat.base.errors import InputError
 from evofeat.evaluate.prequential import PrequentialResult, prequential
 from evofeat.streams import Stream, evolvable, full, haphazard, permutation, trapezoidal
 
-__all__ = ["SCENARIOS", "load_cached", "make_stream", "repeat", "run_once", "summarize"]
+__all__ = [
+    "SCENARIOS",
+    "check_online_scenario",
+    "load_cached",
+    "make_stream",
+    "repeat",
+    "run_once",
+    "summarize",
+]
 
 #: Row-wise scenarios run by the prequential loop (incdec and feature-stream
-#: are run by their own estimators).
+#: are run by their own estimators: :mod:`evofeat.evaluate.batch`).
 SCENARIOS: dict[str, Callable[..., Stream]] = {
     "full": full,
     "trapezoidal": trapezoidal,
@@ -33,16 +41,46 @@ def load_cached(dataset: str, preprocess: str = "none") -> Any:
     return load(dataset, preprocess=preprocess)
 
 
-def make_stream(data: Any, scenario: str = "full", scenario_params: Mapping[str, Any] | None = None, *,
-                order: np.ndarray | None = None, seed: int = 0) -> Stream:
+def check_online_scenario(scenario: str) -> None:
+    """Raise :class:`InputError` unless ``scenario`` is a row-wise scenario of :data:`SCENARIOS`.
+
+    >>> check_online_scenario("incdec")
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: scenario 'incdec' is not run by the online learners: expected one of full, trapezoidal, evolvable, haphazard; fix: incdec runs with opid, opide, svm, svm-s, svm-a (--learner)
+    """
+    if scenario not in SCENARIOS:
+        from evofeat.registry import ONEPASS, SELECTORS
+
+        owners = {"incdec": ONEPASS, "feature-stream": SELECTORS}
+        if scenario in owners:
+            raise InputError(
+                f"scenario {scenario!r} is not run by the online learners",
+                expected="one of " + ", ".join(SCENARIOS),
+                fix=f"{scenario} runs with " + ", ".join(owners[scenario]) + " (--learner)",
+            )
+        raise InputError(
+            f"unknown scenario {scenario!r}",
+            expected="one of " + ", ".join([*SCENARIOS, *owners]),
+            fix="incdec runs with the one-pass estimators (opid...), "
+            "feature-stream with the selectors (ceofs...)",
+        )
+
+
+def make_stream(
+    data: Any,
+    scenario: str = "full",
+    scenario_params: Mapping[str, Any] | None = None,
+    *,
+    order: np.ndarray | None = None,
+    seed: int = 0,
+) -> Stream:
     """The stream of ``data`` (a loaded Dataset) in row ``order`` under ``scenario``.
 
     ``seed`` seeds the scenario's own randomness (random feature order,
     Gaussian map, haphazard visibility) unless ``scenario_params`` sets one.
     """
-    if scenario not in SCENARIOS:
-        raise InputError(f"unknown scenario {scenario!r}", expected="one of " + ", ".join(SCENARIOS),
-                         fix="incdec and feature-stream run with their own learners (opid..., ceofs...)")
+    check_online_scenario(scenario)
     X, y = data.X, data.y
     if order is not None:
         X, y = X[order], y[order]
@@ -55,32 +93,70 @@ def make_stream(data: Any, scenario: str = "full", scenario_params: Mapping[str,
     except TypeError as exc:
         import inspect
 
-        valid = [p for p in inspect.signature(fn).parameters if p not in ("X", "y", "feature_names", "task")]
-        raise InputError(f"bad parameter for scenario {scenario!r} ({exc})", expected="one of " + ", ".join(valid),
-                         fix="check --scenario-param names") from None
+        valid = [
+            p
+            for p in inspect.signature(fn).parameters
+            if p not in ("X", "y", "feature_names", "task")
+        ]
+        raise InputError(
+            f"bad parameter for scenario {scenario!r} ({exc})",
+            expected="one of " + ", ".join(valid),
+            fix="check --scenario-param names",
+        ) from None
     stream.name = getattr(data, "name", "")
     return stream
 
 
-def run_once(learner: Any, dataset: Any, scenario: str = "full", *, params: Mapping[str, Any] | None = None,
-             scenario_params: Mapping[str, Any] | None = None, preprocess: str = "none", repeat: int = 0,
-             seed: int = 0, permutations: np.ndarray | None = None,
-             keep_predictions: bool = False) -> PrequentialResult:
+def run_once(
+    learner: Any,
+    dataset: Any,
+    scenario: str = "full",
+    *,
+    params: Mapping[str, Any] | None = None,
+    scenario_params: Mapping[str, Any] | None = None,
+    preprocess: str = "none",
+    repeat: int = 0,
+    seed: int = 0,
+    permutations: np.ndarray | None = None,
+    keep_predictions: bool = False,
+) -> PrequentialResult:
     """One prequential run: repeat ``repeat`` of ``learner`` on ``dataset`` under ``scenario``.
 
     The row order is ``permutations[repeat]`` when a permutation array is
     given, otherwise a permutation seeded with ``seed + repeat`` (``seed=None``
     keeps the file order). ``learner`` is a registry name (with ``params``)
     or a learner object (cloned, so it starts fresh).
+
+    ``dataset`` may also be a ready stream that holds no arrays (``chunks``
+    and ``internal_columns`` but no ``X``, e.g. a
+    :class:`~evofeat.streams.LibsvmStream` read from disk in chunks): it is
+    run as it is, in its own row order, so ``scenario`` must be ``"full"``
+    (or the stream's own) and no ``permutations`` can be applied.
     """
     from evofeat.registry import make
 
+    if _is_stream(dataset):
+        own = dataset.info.get("scenario", "full") if hasattr(dataset, "info") else "full"
+        if scenario not in ("full", own) or permutations is not None:
+            raise InputError(
+                "a ready stream is run as it is, in its own row order",
+                expected=f"scenario {own!r} and no permutations",
+                received=f"scenario {scenario!r}"
+                + (" and permutations" if permutations is not None else ""),
+                fix="load the data whole (evofeat.datasets.load) for other scenarios or row orders",
+            )
+        model = make(learner, **dict(params or {})) if isinstance(learner, str) else learner.clone()
+        return prequential(model, dataset, keep_predictions=keep_predictions)
     data = load_cached(dataset, preprocess) if isinstance(dataset, str) else dataset
     n = data.X.shape[0]
     if permutations is not None:
         if repeat >= len(permutations):
-            raise InputError("not enough permutations", expected=f"at least {repeat + 1} rows in the file",
-                             received=f"{len(permutations)}", fix="use fewer repeats")
+            raise InputError(
+                "not enough permutations",
+                expected=f"at least {repeat + 1} rows in the file",
+                received=f"{len(permutations)}",
+                fix="use fewer repeats",
+            )
         order = np.asarray(permutations[repeat])
     else:
         order = permutation(n, None if seed is None else seed + repeat)
@@ -89,18 +165,42 @@ def run_once(learner: Any, dataset: Any, scenario: str = "full", *, params: Mapp
     return prequential(model, stream, keep_predictions=keep_predictions)
 
 
+def _is_stream(obj: Any) -> bool:
+    """Whether ``obj`` is a ready stream without arrays (a LibsvmStream), not a data set with ``X``."""
+    return (
+        not isinstance(obj, str)
+        and hasattr(obj, "chunks")
+        and hasattr(obj, "internal_columns")
+        and not hasattr(obj, "X")
+    )
+
+
 def _one(args: tuple[Any, ...]) -> dict[str, Any]:
-    learner, dataset, scenario, kw, r = args
-    res = run_once(learner, dataset, scenario, repeat=r, **kw)
-    return {"repeat": r, **res.as_dict()}
+    learner, dataset, scenario, kw, r, runner = args
+    res: Any = (runner or run_once)(learner, dataset, scenario, repeat=r, **kw)
+    return {"repeat": r, **(res.as_dict() if hasattr(res, "as_dict") else dict(res))}
 
 
-def repeat(learner: Any, dataset: Any, scenario: str = "full", *, repeats: int = 20, n_jobs: int = 1,
-           **kw: Any) -> pd.DataFrame:
+def repeat(
+    learner: Any,
+    dataset: Any,
+    scenario: str = "full",
+    *,
+    repeats: int = 20,
+    n_jobs: int = 1,
+    runner: Callable[..., Any] | None = None,
+    **kw: Any,
+) -> pd.DataFrame:
     """:func:`run_once` for ``repeat = 0 .. repeats-1`` (joblib across ``n_jobs`` cores).
 
     Returns a tidy table, one row per repeat (``mistakes``, ``accuracy``,
     ``cumulative_loss``, ``seconds``, the curves, ...).
+
+    ``runner`` replaces :func:`run_once` (same call: ``runner(learner,
+    dataset, scenario, repeat=r, **kw)``, returning a result with
+    ``as_dict()`` or a dict); :func:`evofeat.evaluate.batch.repeat_batch`
+    runs the one-pass estimators and the feature selectors this way. It must
+    be a module-level function so that joblib can send it to the workers.
 
     >>> df = repeat("pa-i", "german", "trapezoidal", repeats=3, preprocess="zscore")
     >>> len(df), sorted(df["repeat"])
@@ -108,7 +208,7 @@ def repeat(learner: Any, dataset: Any, scenario: str = "full", *, repeats: int =
     """
     from joblib import Parallel, delayed
 
-    jobs = [(learner, dataset, scenario, kw, r) for r in range(repeats)]
+    jobs = [(learner, dataset, scenario, kw, r, runner) for r in range(repeats)]
     if n_jobs == 1:
         rows = [_one(j) for j in jobs]
     else:

@@ -1,17 +1,29 @@
 """Streams whose visible features change: the array form and the scenario simulators."""
 
+from evofeat.streams.feature_stream import FeatureStream, Selection, feature_stream, run_selector
+from evofeat.streams.incdec import IncDec, incdec, split_sizes
+from evofeat.streams.libsvm_stream import LibsvmStream, libsvm_path
 from evofeat.streams.permutations import load_permutations, permutation
 from evofeat.streams.scenarios import evolvable, full, haphazard, trapezoidal, trapezoidal_schedule
 from evofeat.streams.stream import Chunk, Stream
 
 __all__ = [
     "Chunk",
+    "FeatureStream",
+    "IncDec",
+    "LibsvmStream",
+    "Selection",
     "Stream",
     "evolvable",
+    "feature_stream",
     "full",
     "haphazard",
+    "incdec",
+    "libsvm_path",
     "load_permutations",
     "permutation",
+    "run_selector",
+    "split_sizes",
     "trapezoidal",
     "trapezoidal_schedule",
 ]

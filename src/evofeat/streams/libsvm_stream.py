@@ -29,8 +29,12 @@ from evofeat.datasets.errors import DataFormatError
 from evofeat.datasets.readers import GZIP_MAGIC, libsvm_bad_line
 from evofeat.streams.stream import Chunk
 
-__all__ = ["LibsvmStream"]
+__all__ = ["DEFAULT_BLOCK_BYTES", "LIBSVM_SUFFIXES", "LibsvmStream", "libsvm_path"]
 
+#: File suffixes read as LIBSVM (before an optional ``.gz``), as :func:`evofeat.datasets.load` reads them.
+LIBSVM_SUFFIXES = (".libsvm", ".svm", ".txt")
+#: Bytes of text parsed at a time when ``block_bytes`` is not given (read at each call, so it can be tuned).
+DEFAULT_BLOCK_BYTES = 4 << 20
 #: label values tracked by the first pass; beyond this many, labels are taken as regression targets.
 _MAX_CLASSES = 1024
 _TASKS = ("binary", "multiclass", "regression")
@@ -76,6 +80,8 @@ class LibsvmStream:
     block_bytes
         Bytes of text read and parsed at a time (whole lines; a longer line
         is read whole). Memory is a few times this, whatever ``n_rows``.
+        Default: :data:`DEFAULT_BLOCK_BYTES` (4 MiB), read when the stream
+        is made.
 
     Attributes
     ----------
@@ -112,7 +118,7 @@ class LibsvmStream:
         zero_based: bool | str = "auto",
         n_features: int | None = None,
         max_rows: int | None = None,
-        block_bytes: int = 4 << 20,
+        block_bytes: int | None = None,
     ) -> None:
         self.path = Path(path)
         if not self.path.is_file():
@@ -143,7 +149,7 @@ class LibsvmStream:
                 )
         self.name = self.path.name
         self.max_rows = max_rows
-        self._block_bytes = int(block_bytes)
+        self._block_bytes = int(DEFAULT_BLOCK_BYTES if block_bytes is None else block_bytes)
         survey = self._survey()
         self.zero_based = bool(zero_based) if zero_based != "auto" else survey.min_index == 0
         offset = 0 if self.zero_based else 1
@@ -381,3 +387,31 @@ def _infer_task(survey: _Survey) -> str:
     if survey.labels is not None and survey.labels.size <= 2:
         return "binary"
     return "multiclass" if survey.labels is not None and survey.integral else "regression"
+
+
+def libsvm_path(name_or_path: str | os.PathLike[str]) -> Path | None:
+    """The path of a user's LIBSVM file named by ``name_or_path``, else None.
+
+    None for a registered data-set name, a file that does not exist, or a
+    file of another format (the suffix decides, as for
+    :func:`evofeat.datasets.load`: ``.libsvm``, ``.svm`` or ``.txt``, each
+    optionally ``.gz``).
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.libsvm.gz"
+    >>> _ = path.write_bytes(b"")
+    >>> libsvm_path(str(path)) == path, libsvm_path("german"), libsvm_path(path.with_suffix(".csv"))
+    (True, None, None)
+    """
+    from evofeat.datasets.registry import resolve
+
+    try:
+        target = resolve(name_or_path)
+    except (KeyError, TypeError):
+        return None
+    if not isinstance(target, Path) or not target.is_file():
+        return None
+    suffixes = [x.lower() for x in target.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    return target if suffixes and suffixes[-1] in LIBSVM_SUFFIXES else None

@@ -1,0 +1,388 @@
+"""Repeated runs of the learners that do not learn row by row: one-pass estimators and feature selectors.
+
+Two kinds of registered learner (:func:`evofeat.registry.kind_of`) are not
+run by the prequential loop:
+
+- the one-pass estimators ``opid``, ``opide``, ``svm``, ``svm-s``, ``svm-a``
+  run on the ``incdec`` scenario (:func:`evofeat.streams.incdec`): the
+  C-stage stream of mini-batches is read once, the E-stage train half is fit,
+  the E-stage test half is scored (:func:`evofeat.onepass.run_incdec`);
+- the streaming feature selectors ``ceofs``, ``cofs``, ``alpha-investing``,
+  ``osfs``, ``fast-osfs``, ``saola`` run on the ``feature-stream`` scenario
+  (:func:`evofeat.streams.feature_stream`): inside each training fold of a
+  stratified k-fold split the selector reads the historical columns, then
+  the arriving ones one at a time (:func:`evofeat.streams.run_selector`); a
+  classifier trained on the fold's selected columns scores the test fold.
+
+Repeats go through the one repeat runner, :func:`evofeat.evaluate.repeat`
+(same joblib machinery, same seeding: repeat ``r`` uses ``seed + r`` for the
+scenario draw, the folds and the learner's own seed), with
+:func:`run_batch_once` in place of :func:`~evofeat.evaluate.run_once`.
+
+What a repeat reports (the columns of the table):
+
+- ``accuracy`` and ``mistakes``: on the E-stage test half (incdec), or
+  pooled over the test folds, every row scored once (feature-stream);
+  ``n_scored`` is the number of rows scored;
+- ``seconds``: the learner's time (incdec: C-stage + E-stage fit + predict;
+  feature-stream: selection, fit + online phase, summed over the folds);
+- feature-stream only: ``n_selected`` (mean over the folds),
+  ``fit_seconds``, ``online_seconds``;
+- ``scenario_params``: the scenario parameters used, defaults filled in.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evofeat.base.errors import InputError
+
+__all__ = [
+    "BATCH_SCENARIOS",
+    "FEATURE_STREAM_DEFAULTS",
+    "check_scenario",
+    "incdec_defaults",
+    "repeat_batch",
+    "run_batch_once",
+]
+
+#: The scenario each kind of batch learner runs on.
+BATCH_SCENARIOS: dict[str, str] = {"onepass": "incdec", "selector": "feature-stream"}
+#: Defaults of the feature-stream evaluation (CEOFS's protocol: 80% historical, 10 folds, SVM C=1).
+FEATURE_STREAM_DEFAULTS: dict[str, Any] = {
+    "historical_fraction": 0.8,
+    "folds": 10,
+    "classifier": "svm",
+}
+_INCDEC_KEYS = (
+    "d_v",
+    "d_s",
+    "d_a",
+    "batch_size",
+    "n_cstage",
+    "n_estage",
+    "columns",
+    "cstage_rows",
+    "estage_balanced",
+    "seed",
+)
+_CLASSIFIERS = ("svm", "knn3")
+
+
+def check_scenario(learner: str, scenario: str | None) -> str:
+    """The scenario ``learner`` runs on: ``scenario``, or its kind's default when None.
+
+    >>> check_scenario("opid", None), check_scenario("saola", "feature-stream")
+    ('incdec', 'feature-stream')
+    >>> check_scenario("ceofs", "incdec")
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: ceofs is a streaming feature selector: it runs on the feature-stream scenario: expected --scenario feature-stream, received --scenario incdec; fix: pass --scenario feature-stream (incdec is for opid, opide, svm, svm-s, svm-a)
+    """
+    from evofeat.registry import ONEPASS, SELECTORS, kind_of
+
+    kind = kind_of(learner)
+    if kind not in BATCH_SCENARIOS:
+        from evofeat.evaluate.repeat import check_online_scenario
+
+        check_online_scenario(scenario or "full")
+        return scenario or "full"
+    want = BATCH_SCENARIOS[kind]
+    if scenario is None or scenario == want:
+        return want
+    what = "one-pass estimator" if kind == "onepass" else "streaming feature selector"
+    others = {"incdec": ONEPASS, "feature-stream": SELECTORS}
+    hint = (
+        f" ({scenario} is for {', '.join(others[scenario])})"
+        if scenario in others
+        else f" ({scenario} is a row-wise scenario of the online learners such as pa-i)"
+    )
+    raise InputError(
+        f"{learner} is a {what}: it runs on the {want} scenario",
+        expected=f"--scenario {want}",
+        received=f"--scenario {scenario}",
+        fix=f"pass --scenario {want}{hint}",
+    )
+
+
+def _classes_and_counts(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return np.unique(np.asarray(y), return_counts=True)
+
+
+def incdec_defaults(data: Any, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The incdec parameters used when not ``given``, for a loaded data set (``given`` included).
+
+    For a data set of the OPID paper's Table 1 whose rows it uses whole
+    (``dna``, ``splice``), the paper's row: the feature split, the C-stage
+    rows and the smallest batch size ``n_i`` (E-stage halves of ``n_i``
+    rows). Otherwise: a quarter of the features vanish, half survive, a
+    quarter are added (``d_v=0.25, d_s=0.5, d_a=0.25``); E-stage halves of
+    ``n_estage = min(100, n // 10)`` rows; the C-stage takes, from every
+    class, all the rows the balanced E-stage leaves (``n_cstage``, a
+    multiple of the number of classes), in batches of ``batch_size =
+    min(100, n_cstage // 10)`` rows. Each default is computed from the
+    given values it depends on (``n_cstage`` from ``n_estage``,
+    ``batch_size`` from ``n_cstage``).
+
+    >>> from types import SimpleNamespace
+    >>> data = SimpleNamespace(name="toy", y=np.arange(1000) % 2)
+    >>> incdec_defaults(data)
+    {'d_v': 0.25, 'd_s': 0.5, 'd_a': 0.25, 'n_estage': 100, 'n_cstage': 800, 'batch_size': 80}
+    >>> incdec_defaults(data, {"n_estage": 50})["n_cstage"]
+    900
+    """
+    given = dict(given or {})
+    name = str(getattr(data, "name", ""))
+    try:
+        from evofeat.experiments.opid import SETTINGS
+    except ImportError:  # pragma: no cover - the experiments ship with the package
+        SETTINGS = {}
+    s = SETTINGS.get(name)
+    if s is not None and s.source == name and s.classes is None:
+        d_v, d_s, d_a = s.split
+        paper = {
+            "d_v": d_v,
+            "d_s": d_s,
+            "d_a": d_a,
+            "n_estage": s.n_i[0],
+            "n_cstage": s.n_cstage,
+            "batch_size": s.n_i[0],
+        }
+        return {**paper, **given}
+    out: dict[str, Any] = {"d_v": 0.25, "d_s": 0.5, "d_a": 0.25}
+    classes, counts = _classes_and_counts(data.y)
+    c = max(1, classes.size)
+    n = int(np.asarray(data.y).shape[0])
+    out["n_estage"] = given.get("n_estage", max(1, min(100, n // 10)))
+    if "n_cstage" not in given:
+        n_estage = out["n_estage"] if isinstance(out["n_estage"], int) else 1
+        per_class = int(counts.min()) - math.ceil(2 * n_estage / c) if counts.size else 0
+        out["n_cstage"] = c * max(1, per_class)
+    else:
+        out["n_cstage"] = given["n_cstage"]
+    n_cstage = out["n_cstage"] if isinstance(out["n_cstage"], int) else 10
+    out["batch_size"] = max(1, min(100, n_cstage // 10))
+    return {**out, **given}
+
+
+def _unknown(
+    what: str, keys: list[str], valid: tuple[str, ...] | list[str], option: str
+) -> InputError:
+    return InputError(
+        f"unknown {what} {', '.join(repr(k) for k in keys)}",
+        expected="one of " + ", ".join(valid),
+        fix=f"check the {option} names",
+    )
+
+
+def _dense(X: Any) -> np.ndarray:
+    return np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+
+
+def _run_incdec(
+    learner: str, data: Any, params: dict[str, Any], sp: dict[str, Any], seed: int
+) -> dict[str, Any]:
+    from evofeat.onepass import make_learner, run_incdec
+    from evofeat.streams.incdec import incdec
+
+    bad = [k for k in sp if k not in _INCDEC_KEYS]
+    if bad:
+        raise _unknown("incdec parameter", bad, _INCDEC_KEYS, "--scenario-param")
+    if "n_survived" in params:
+        raise InputError(
+            "n_survived is set by the incdec scenario",
+            expected="no --param n_survived",
+            received=f"n_survived={params['n_survived']}",
+            fix="set --scenario-param d_s=... instead",
+        )
+    given = {k: v for k, v in sp.items() if k != "seed"}
+    if any(k in given for k in ("d_v", "d_s", "d_a")) and not all(
+        k in given for k in ("d_v", "d_s", "d_a")
+    ):
+        raise InputError(
+            "give all three of d_v, d_s, d_a or none",
+            expected="counts summing to the features, or fractions summing to 1",
+            received=", ".join(f"{k}={v}" for k, v in given.items()),
+            fix="e.g. --scenario-param d_v=0.25 --scenario-param d_s=0.5 --scenario-param d_a=0.25",
+        )
+    used = incdec_defaults(data, given)
+    draw_seed = int(sp.get("seed", seed))
+    sc = incdec(data.X, data.y, **used, seed=draw_seed)
+    # the learner's seed: the user's --param seed, else the repeat's
+    learner_seed = None if "seed" in params else seed
+    model = make_learner(learner, sc.d_s, learner_seed, **params)
+    out = run_incdec(model, sc)
+    n_test = int(out["n_test"])
+    return {
+        "accuracy": out["accuracy"],
+        "mistakes": int(round((1.0 - out["accuracy"]) * n_test)),
+        "n_scored": n_test,
+        "seconds": out["seconds"],
+        **{k: out[k] for k in ("d_v", "d_s", "d_a", "n_cstage", "n_train")},
+        "scenario_params": {**used, "seed": draw_seed},
+    }
+
+
+def _classifier(name: str) -> Any:
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    if name == "svm":
+        return make_pipeline(StandardScaler(), SVC(C=1.0, kernel="rbf", gamma="scale"))
+    return make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=3))
+
+
+def _run_feature_stream(
+    learner: str, data: Any, params: dict[str, Any], sp: dict[str, Any], seed: int
+) -> dict[str, Any]:
+    from sklearn.model_selection import StratifiedKFold
+
+    from evofeat.registry import make
+    from evofeat.streams.feature_stream import feature_stream, run_selector
+
+    valid = (*FEATURE_STREAM_DEFAULTS, "seed")
+    bad = [k for k in sp if k not in valid]
+    if bad:
+        raise _unknown("feature-stream parameter", bad, valid, "--scenario-param")
+    used = {**FEATURE_STREAM_DEFAULTS, **{k: v for k, v in sp.items() if k != "seed"}}
+    if used["classifier"] not in _CLASSIFIERS:
+        raise InputError(
+            "unknown classifier",
+            expected=" or ".join(_CLASSIFIERS),
+            received=repr(used["classifier"]),
+            fix="pass --scenario-param classifier=svm",
+        )
+    folds = used["folds"]
+    y = np.asarray(data.y)
+    _, counts = _classes_and_counts(y)
+    if not (isinstance(folds, int) and not isinstance(folds, bool) and 2 <= folds <= counts.min()):
+        raise InputError(
+            "bad number of folds",
+            expected=f"an integer from 2 to {int(counts.min())} (the smallest class)",
+            received=repr(folds),
+            fix="pass e.g. --scenario-param folds=5",
+        )
+    split_seed = sp.get("seed", seed)
+    X = _dense(data.X)
+    stream = feature_stream(X, y, historical_fraction=used["historical_fraction"], seed=split_seed)
+    cv = StratifiedKFold(
+        n_splits=folds, shuffle=True, random_state=None if split_seed is None else split_seed
+    )
+    mistakes, n_selected, fit_s, online_s = 0, [], 0.0, 0.0
+    for train, test in cv.split(X, y):
+        selector = make(learner, **params)
+        if "seed" in selector.get_params() and "seed" not in params:
+            selector.set_params(seed=seed)
+        run = run_selector(selector, stream, train)
+        chosen = np.asarray(run.columns, dtype=np.int64)
+        if chosen.size:
+            clf = _classifier(used["classifier"]).fit(X[np.ix_(train, chosen)], y[train])
+            pred = clf.predict(X[np.ix_(test, chosen)])
+        else:  # nothing selected: the training fold's majority class
+            vals, cnt = np.unique(y[train], return_counts=True)
+            pred = np.full(test.size, vals[np.argmax(cnt)])
+        mistakes += int(np.sum(pred != y[test]))
+        n_selected.append(int(chosen.size))
+        fit_s += run.fit_seconds
+        online_s += run.online_seconds
+    n = int(y.shape[0])
+    return {
+        "accuracy": 1.0 - mistakes / n,
+        "mistakes": mistakes,
+        "n_scored": n,
+        "seconds": fit_s + online_s,
+        "n_selected": float(np.mean(n_selected)),
+        "fit_seconds": fit_s,
+        "online_seconds": online_s,
+        "n_historical": int(stream.historical.size),
+        "n_arriving": int(stream.arriving.size),
+        "scenario_params": {**used, "seed": split_seed},
+    }
+
+
+def run_batch_once(
+    learner: str,
+    dataset: Any,
+    scenario: str | None = None,
+    *,
+    params: Mapping[str, Any] | None = None,
+    scenario_params: Mapping[str, Any] | None = None,
+    preprocess: str = "none",
+    repeat: int = 0,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Repeat ``repeat`` of a one-pass estimator (incdec) or a selector (feature-stream).
+
+    ``dataset`` is a registry name or path (loaded with ``preprocess``) or a
+    loaded :class:`~evofeat.datasets.Dataset`. The scenario is drawn with
+    ``seed + repeat`` (unless ``scenario_params`` fixes a ``seed``), which
+    also seeds the folds and the learner (unless ``params`` gives one).
+
+    >>> from types import SimpleNamespace
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(120, 6)); y = np.where(X[:, 0] + X[:, 4] > 0, 1, -1)
+    >>> data = SimpleNamespace(name="toy", X=X, y=y)
+    >>> out = run_batch_once("saola", data, scenario_params={"folds": 3})
+    >>> out["n_scored"], out["mistakes"] == round((1 - out["accuracy"]) * 120)
+    (120, True)
+    """
+    from evofeat.evaluate.repeat import load_cached
+    from evofeat.registry import kind_of
+
+    scenario = check_scenario(learner, scenario)
+    kind = kind_of(learner)
+    if kind not in BATCH_SCENARIOS:
+        raise InputError(
+            f"{learner} is an online learner",
+            expected="a one-pass estimator or a selector",
+            received=learner,
+            fix="run it with evofeat.evaluate.repeat (the prequential loop)",
+        )
+    data = load_cached(dataset, preprocess) if isinstance(dataset, str) else dataset
+    r_seed = int(seed or 0) + int(repeat)
+    run = _run_incdec if kind == "onepass" else _run_feature_stream
+    return run(learner, data, dict(params or {}), dict(scenario_params or {}), r_seed)
+
+
+def repeat_batch(
+    learner: str,
+    params: Mapping[str, Any] | None,
+    data: Any,
+    scenario: str | None = None,
+    scenario_params: Mapping[str, Any] | None = None,
+    *,
+    repeats: int = 1,
+    seed: int = 0,
+    n_jobs: int = 1,
+    preprocess: str = "none",
+) -> pd.DataFrame:
+    """:func:`run_batch_once` for ``repeat = 0 .. repeats-1``, through :func:`evofeat.evaluate.repeat`.
+
+    Returns one row per repeat (see the module docstring for the columns).
+
+    >>> df = repeat_batch("svm-s", {"cv": 3}, "german", "incdec", {"n_estage": 40}, repeats=2)
+    >>> len(df), sorted(df["repeat"]), bool(df["accuracy"].between(0, 1).all())
+    (2, [0, 1], True)
+    """
+    from evofeat.evaluate.repeat import repeat
+
+    scenario = check_scenario(learner, scenario)
+    return repeat(
+        learner,
+        data,
+        scenario,
+        repeats=repeats,
+        n_jobs=n_jobs,
+        runner=run_batch_once,
+        params=dict(params or {}),
+        scenario_params=dict(scenario_params or {}),
+        seed=seed,
+        preprocess=preprocess,
+    )
