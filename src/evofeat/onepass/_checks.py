@@ -1,4 +1,11 @@
-"""Input checks shared by the one-pass learners (messages: expected, received, fix)."""
+"""Input checks shared by the one-pass learners (messages: expected, received, fix).
+
+The estimators' ``X`` goes through scikit-learn's ``validate_data``
+(:func:`validate_X`: ``n_features_in_``, feature names, dtype, complex or
+empty input); the checks scikit-learn leaves out or words generically (a
+1-D ``X``, a column count, NaN/inf, the labels) raise :class:`InputError`
+naming what was expected, what came and the fix.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +13,12 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d, validate_data
 
 from evofeat.base.errors import InputError
 
-__all__ = ["check_labels", "check_matrix", "check_n_survived"]
+__all__ = ["check_labels", "check_matrix", "check_n_survived", "validate_X", "validate_y"]
 
 
 def check_matrix(X: Any, name: str, n_cols: int | None = None, layout: str = "") -> np.ndarray:
@@ -41,6 +50,11 @@ def check_matrix(X: Any, name: str, n_cols: int | None = None, layout: str = "")
             received=f"{arr.shape[1]} columns",
             fix="pass the same columns, in the same order, as in fit",
         )
+    _check_finite(arr, name)
+    return arr
+
+
+def _check_finite(arr: np.ndarray, name: str) -> None:
     bad = ~np.isfinite(arr)
     if bad.any():
         rows = np.unique(np.nonzero(bad)[0])
@@ -51,6 +65,71 @@ def check_matrix(X: Any, name: str, n_cols: int | None = None, layout: str = "")
             received="NaN or inf",
             fix="impute the missing values or drop those rows",
         )
+
+
+def validate_X(estimator: Any, X: Any, *, reset: bool, layout: str = "") -> np.ndarray:
+    """``X`` as a finite 2-D float array, through scikit-learn's ``validate_data``.
+
+    ``reset=True`` (``fit``) records ``n_features_in_`` (and
+    ``feature_names_in_`` for a DataFrame); ``reset=False`` checks ``X``
+    against them. A sparse ``X`` is densified (a one-pass learner works on
+    dense blocks). ``layout`` describes the columns in the error message.
+    """
+    name = type(estimator).__name__
+    try:
+        shape = X.shape if hasattr(X, "shape") else np.asarray(X).shape
+    except ValueError:  # ragged rows: validate_data says so
+        shape = (0, 0)
+    if len(shape) != 2:
+        raise InputError(
+            "bad X",
+            expected="a 2-D array (rows x features)",
+            received=f"an array of shape {tuple(shape)}",
+            fix="Reshape your data: a single row with X.reshape(1, -1)",
+        )
+    kind = getattr(getattr(X, "dtype", None), "kind", "")
+    if kind and kind in "USV":
+        raise InputError(
+            "X is not numeric",
+            expected="a 2-D array of numbers",
+            received=f"dtype {X.dtype}",
+            fix="encode categorical values as numbers",
+        )
+    n_in = getattr(estimator, "n_features_in_", None)
+    if not reset and n_in is not None and shape[1] != n_in:
+        raise InputError(
+            f"X has {shape[1]} features, but {name} is expecting {n_in} features as input",
+            expected=f"{n_in} columns{layout}",
+            received=f"{shape[1]} columns",
+            fix="pass the same columns, in the same order, as in fit",
+        )
+    arr = validate_data(
+        estimator, X, reset=reset, accept_sparse=True, dtype=np.float64, ensure_all_finite=False
+    )
+    if sp.issparse(arr):
+        arr = arr.toarray()
+    arr = np.asarray(arr)
+    _check_finite(arr, "X")
+    return arr
+
+
+def validate_y(y: Any, n_rows: int, owner: str) -> np.ndarray:
+    """Class labels ``y`` for ``n_rows`` rows: 1-D, finite, at least two classes, not continuous.
+
+    A column vector is flattened with scikit-learn's ``DataConversionWarning``.
+    """
+    if y is None:
+        raise InputError(
+            f"{owner} requires y to be passed, but the target y is None",
+            expected="one class label per row of X",
+            received="y=None",
+            fix="call fit(X, y) with the labels of the rows of X",
+        )
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = column_or_1d(arr, warn=True)
+    arr = check_labels(arr, n_rows)
+    check_classification_targets(arr)
     return arr
 
 

@@ -21,7 +21,7 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.utils.validation import check_is_fitted
 
 from evofeat.base.errors import InputError
-from evofeat.onepass._checks import check_labels, check_matrix, check_n_survived
+from evofeat.onepass._checks import check_n_survived, validate_X, validate_y
 
 __all__ = ["SVM", "SVMa", "SVMs", "folds", "tuned_logistic"]
 
@@ -95,32 +95,37 @@ class _LogisticBaseline(ClassifierMixin, BaseEstimator):
         self.cv = cv
         self.seed = seed
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # densified, as for OPID
+        return tags
+
     def _select(self, X: np.ndarray) -> np.ndarray:
         if self.columns == "all":
             return X
         d_s = check_n_survived(self.n_survived, type(self).__name__)
-        if not d_s < X.shape[1] and self.columns == "augmented":
+        if X.shape[1] < d_s or (X.shape[1] == d_s and self.columns == "augmented"):
+            more = "more than" if self.columns == "augmented" else "at least"
             raise InputError(
-                "no augmented columns",
-                expected=f"more than n_survived={d_s} columns",
-                received=f"{X.shape[1]}",
+                "too few columns" if X.shape[1] < d_s else "no augmented columns",
+                expected=f"{more} n_survived={d_s} columns",
+                received=f"n_features = {X.shape[1]}",
                 fix="pass X = [survived, augmented]",
             )
         return X[:, :d_s] if self.columns == "survived" else X[:, d_s:]
 
     def fit(self, X: Any, y: Any, cstage: Iterable[tuple[Any, Any]] | None = None) -> Any:
         """Fit on the E-stage batch ``X = [X_s, X_a]``; ``cstage`` is accepted and ignored."""
-        X = check_matrix(X, "X")
-        y = check_labels(y, X.shape[0])
+        X = validate_X(self, X, reset=True)
+        y = validate_y(y, X.shape[0], type(self).__name__)
         self.model_ = tuned_logistic(self._select(X), y, self.Cs, self.cv, self.seed)[0]
         self.classes_ = self.model_.classes_
-        self.n_features_in_ = X.shape[1]
         return self
 
     def predict(self, X: Any) -> np.ndarray:
         """Labels of the E-stage test rows ``X = [X_s, X_a]``."""
         check_is_fitted(self)
-        X = check_matrix(X, "X", self.n_features_in_, " (as in fit)")
+        X = validate_X(self, X, reset=False, layout=" (as in fit)")
         out: np.ndarray = self.model_.predict(self._select(X))
         return out
 
@@ -148,6 +153,8 @@ class SVM(_LogisticBaseline):
         The refitted logistic regression (one-vs-rest for more than two classes).
     classes_ : numpy.ndarray
         Labels seen in fit.
+    n_features_in_ : int
+        Columns of ``X`` seen in fit (``feature_names_in_`` too, for a DataFrame).
 
     Examples
     --------

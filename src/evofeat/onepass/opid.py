@@ -26,7 +26,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils.validation import check_is_fitted
 
 from evofeat.base.errors import InputError
-from evofeat.onepass._checks import check_labels, check_matrix, check_n_survived
+from evofeat.onepass._checks import check_n_survived, validate_X, validate_y
 from evofeat.onepass.baselines import DEFAULT_CS, folds, tuned_logistic
 from evofeat.onepass.cstage import CStage
 from evofeat.onepass.estage import JointFit, best_weight, joint_dual, joint_primal
@@ -47,6 +47,11 @@ class _OnePass(ClassifierMixin, BaseEstimator):
     l2: float
     solver: str
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # densified: the one-pass solvers work on dense blocks
+        return tags
+
     def fit(self, X: Any, y: Any, cstage: Iterable[tuple[Any, Any]] | None = None) -> Any:
         """Read the C-stage stream once, then fit the E-stage batch ``X = [X_s, X_a]``.
 
@@ -58,7 +63,12 @@ class _OnePass(ClassifierMixin, BaseEstimator):
         cstage
             An iterable of C-stage mini-batches ``(X_i, y_i)``, ``X_i =
             [X_v, X_s]`` (vanished columns first, the ``n_survived`` survived
-            ones last). It is read once and no batch is kept.
+            ones last). It is read once and no batch is kept. It is
+            required: without it (``fit(X, y)``) there is no ``W_s*`` and
+            the learner is not OPID, so :class:`InputError` says so rather
+            than fit something else (the E-stage-only models are the
+            baselines :class:`~evofeat.onepass.baselines.SVM`, ``SVMs``,
+            ``SVMa``).
         """
         name = type(self).__name__
         d_s = check_n_survived(self.n_survived, name)
@@ -71,14 +81,14 @@ class _OnePass(ClassifierMixin, BaseEstimator):
                 fix="pass the scenario's C-stage batches, e.g. fit(X, y, cstage=scenario.batches)",
             )
         # check the E-stage batch first: a one-pass stream cannot be read again after an error
-        X = check_matrix(X, "X", None)
+        X = validate_X(self, X, reset=True)
         if X.shape[1] < d_s:
             raise InputError(
                 "bad X",
                 expected=f"at least n_survived={d_s} columns ([survived, augmented])",
-                received=f"{X.shape[1]} columns",
+                received=f"n_features = {X.shape[1]}",
             )
-        y = check_labels(y, X.shape[0])
+        y = validate_y(y, X.shape[0], name)
         solver = CStage(d_s, consistency=self.consistency, l2=self.l2, solver=self.solver)
         for Xi, yi in cstage:
             solver.learn_many(Xi, yi)
@@ -94,7 +104,6 @@ class _OnePass(ClassifierMixin, BaseEstimator):
         self.cstage_classes_ = solver.classes_
         self.cstage_rows_ = solver.n_rows_
         self.coef_cstage_ = solver.solve()[1]  # W_s*, d_s x c
-        self.n_features_in_ = X.shape[1]
         self.classes_ = np.unique(y)
         self._fit_estage(*self._stack(X), np.searchsorted(self.classes_, y))
         return self
@@ -109,11 +118,14 @@ class _OnePass(ClassifierMixin, BaseEstimator):
     def _scores(self, Z: np.ndarray, Xa: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
+    def _check_X(self, X: Any) -> np.ndarray:
+        check_is_fitted(self)
+        return validate_X(self, X, reset=False, layout=" ([survived, augmented], as in fit)")
+
     def predict(self, X: Any) -> np.ndarray:
         """Labels of the E-stage test rows ``X = [X_s, X_a]`` (Algorithm 1, steps 7-8)."""
-        check_is_fitted(self)
-        X = check_matrix(X, "X", self.n_features_in_, " ([survived, augmented], as in fit)")
-        out: np.ndarray = self.classes_[self._scores(*self._stack(X)).argmax(1)]
+        scores = self._scores(*self._stack(self._check_X(X)))
+        out: np.ndarray = self.classes_[scores.argmax(1)]
         return out
 
 
@@ -155,6 +167,8 @@ class OPIDe(_OnePass):
         ``(w_1, w_2)``.
     classes_ : numpy.ndarray
         Labels of the E-stage batch.
+    n_features_in_ : int
+        Columns of the E-stage ``X`` (``feature_names_in_`` too, for a DataFrame).
 
     Examples
     --------
@@ -209,9 +223,7 @@ class OPIDe(_OnePass):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities ``w_1 P(y | Z) + w_2 P(y | [Z, X_a])`` (columns: ``classes_``)."""
-        check_is_fitted(self)
-        X = check_matrix(X, "X", self.n_features_in_, " ([survived, augmented], as in fit)")
-        return self._scores(*self._stack(X))
+        return self._scores(*self._stack(self._check_X(X)))
 
 
 class OPID(_OnePass):
@@ -265,8 +277,12 @@ class OPID(_OnePass):
         ``(w_1, w_2)`` of Prop. 3.
     objective_ : list of float
         Eq. 17 after each round (non-increasing).
+    n_iter_ : int
+        Rounds of the alternation (at most ``max_iter``).
     classes_ : numpy.ndarray
         Labels of the E-stage batch.
+    n_features_in_ : int
+        Columns of the E-stage ``X`` (``feature_names_in_`` too, for a DataFrame).
 
     Examples
     --------
@@ -370,10 +386,17 @@ class OPID(_OnePass):
         return self.estage_.scores(Z, Xa)
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """The regression outputs ``Phi_s V_s + Phi_bar V_bar`` (one column per class)."""
-        check_is_fitted(self)
-        X = check_matrix(X, "X", self.n_features_in_, " ([survived, augmented], as in fit)")
-        return self._scores(*self._stack(X))
+        """The regression outputs ``Phi_s V_s + Phi_bar V_bar``, one column per class.
+
+        With two classes, scikit-learn's convention: one value per row, the
+        output of ``classes_[1]`` minus that of ``classes_[0]`` (positive
+        where ``predict`` gives ``classes_[1]``).
+        """
+        scores = self._scores(*self._stack(self._check_X(X)))
+        if scores.shape[1] == 2:
+            out: np.ndarray = scores[:, 1] - scores[:, 0]
+            return out
+        return scores
 
 
 @dataclass

@@ -22,7 +22,8 @@ import scipy.sparse as sp
 from scipy import stats
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils import check_array
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from evofeat.base.errors import InputError
 from evofeat.selection.citests import (
@@ -111,16 +112,30 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
     of the features seen) and may define ``test`` and ``alpha``; when the
     selection is larger than the budget, the ``budget`` features most
     associated with the label (``relevance_``) are kept.
+
+    Every selector has, once fitted, ``y_`` (the labels, as floats),
+    ``n_rows_``, ``n_features_in_`` (every feature seen, historical and
+    arriving: it grows with ``partial_fit`` and ``add_feature``) and, while
+    every block came with string column names (pandas), ``feature_names_in_``.
     """
 
     budget: float | int | None
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # densified: the tests work on dense columns
+        return tags
+
     # ------------------------------------------------------------------ interface
     def fit(self, X: Any, y: Any) -> StreamingSelector:
-        """Reset, then read the columns of ``X`` in order (the historical block)."""
+        """Reset, then read the columns of ``X`` in order (the historical block).
+
+        ``X`` may have no columns: the labels are recorded and every feature
+        arrives later (a stream with no historical block).
+        """
         self._check_params()
         self._check_budget()
-        X = self._check_X(X, n_rows=None)
+        X = self._check_X(X, n_rows=None, reset=True)
         self._start(self._check_y(y, X.shape[0]))
         self._add(X)
         return self
@@ -137,16 +152,21 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
                 )
             self._check_params()
             self._check_budget()
-            X = self._check_X(X, n_rows=None)
+            X = self._check_X(X, n_rows=None, reset=True)
             self._start(self._check_y(y, X.shape[0]))
         else:
-            X = self._check_X(X, n_rows=self.n_rows_)
+            block = self._check_X(X, n_rows=self.n_rows_)
+            self._grow_names(getattr(X, "columns", None), block.shape[1])
+            X = block
         self._add(X)
         return self
 
     def add_feature(self, x: Any) -> StreamingSelector:
         """Read one arriving column ``x`` (one value per row seen by ``fit``)."""
         check_is_fitted(self, "y_")
+        names = getattr(x, "columns", None)  # a one-column DataFrame, or a named Series
+        if names is None and getattr(x, "name", None) is not None:
+            names = [x.name]
         arr = x.toarray() if sp.issparse(x) else np.asarray(x)
         if arr.ndim == 2 and 1 in arr.shape:
             arr = arr.reshape(-1)
@@ -157,7 +177,9 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
                 received=f"shape {arr.shape}",
                 fix="pass X[:, j], or use partial_fit for a block",
             )
-        self._add(self._check_X(arr.reshape(-1, 1), n_rows=self.n_rows_))
+        column = self._check_X(arr.reshape(-1, 1), n_rows=self.n_rows_)
+        self._grow_names(names, 1)
+        self._add(column)
         return self
 
     def _get_support_mask(self) -> np.ndarray:
@@ -232,37 +254,72 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
             return int(b)
         return max(1, math.floor(float(b) * self.n_features_in_))
 
-    def _check_X(self, X: Any, n_rows: int | None) -> np.ndarray:
-        arr = X.toarray() if sp.issparse(X) else np.asarray(X)
-        if arr.ndim != 2:
+    def _grow_names(self, names: Any, n_new: int) -> None:
+        """Extend ``feature_names_in_`` by a later block's column names, or drop it.
+
+        The names describe every column seen, so they survive only while
+        every block arrives with string names (pandas DataFrames or a named
+        Series); a block without them ends ``feature_names_in_``.
+        """
+        known = getattr(self, "feature_names_in_", None)
+        if known is None or n_new == 0:
+            return
+        if names is not None and all(isinstance(c, str) for c in names):
+            self.feature_names_in_ = np.concatenate([known, np.asarray(list(names), dtype=object)])
+        else:
+            del self.feature_names_in_
+
+    def _check_X(self, X: Any, n_rows: int | None, *, reset: bool = False) -> np.ndarray:
+        """A block of columns as a finite float array; ``reset`` (the first block) goes through
+        scikit-learn's ``validate_data`` (``n_features_in_``, ``feature_names_in_``)."""
+        try:
+            shape = X.shape if hasattr(X, "shape") else np.asarray(X).shape
+        except ValueError:  # ragged rows: check_array says so
+            shape = (0, 0)
+        if len(shape) != 2:
             raise InputError(
                 f"{type(self).__name__} needs a 2-D array of columns",
                 expected="shape (n_rows, n_columns)",
-                received=f"shape {arr.shape}",
+                received=f"shape {tuple(shape)}",
                 fix="reshape a single column with x.reshape(-1, 1), or use add_feature",
             )
-        if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        kind = getattr(getattr(X, "dtype", None), "kind", "")
+        if kind and kind not in "biufcO":
             raise InputError(
                 "the features are not numeric",
                 expected="a numeric array",
-                received=f"dtype {arr.dtype}",
+                received=f"dtype {X.dtype}",
                 fix="encode categorical values as numbers",
             )
-        arr = arr.astype(np.float64, copy=False)
-        if n_rows is not None and arr.shape[0] != n_rows:
+        if n_rows is not None and shape[0] != n_rows:
             raise InputError(
                 "arriving columns must cover the same rows",
                 expected=f"{n_rows} rows",
-                received=f"{arr.shape[0]}",
+                received=f"{shape[0]}",
                 fix="pass the new columns of the rows given to fit",
             )
-        if arr.shape[0] < 2:
+        params = {
+            "accept_sparse": True,
+            "dtype": np.float64,
+            "ensure_all_finite": False,
+            "ensure_min_samples": 2,  # a correlation needs two rows
+            "ensure_min_features": 0,  # a stream may start with no historical columns
+        }
+        try:
+            if reset:
+                arr = validate_data(self, X, reset=True, **params)
+            else:
+                arr = check_array(X, **params)
+        except ValueError as exc:
+            if "could not convert" not in str(exc):
+                raise
             raise InputError(
-                "too few rows",
-                expected="at least 2 rows",
-                received=f"{arr.shape[0]}",
-                fix="pass more rows",
-            )
+                "the features are not numeric",
+                expected="a numeric array",
+                received=str(exc),
+                fix="encode categorical values as numbers",
+            ) from exc
+        arr = np.asarray(arr.toarray() if sp.issparse(arr) else arr)
         bad = ~np.isfinite(arr)
         if bad.any():
             j = int(np.flatnonzero(bad.any(axis=0))[0])

@@ -89,6 +89,9 @@ class CEOFS(StreamingSelector):
         Relevance of each feature to the label (0 where not significant).
     n_groups_historical_ : int
         Groups built from the historical block.
+    n_iter_ : int
+        Most rounds any k-means run of the ensemble took (at most
+        ``max_iter``; 0 without historical columns).
 
     Examples
     --------
@@ -154,6 +157,7 @@ class CEOFS(StreamingSelector):
 
     # ------------------------------------------------------------------ state
     def _init_state(self) -> None:
+        self.n_iter_ = 0
         self.group_of_ = np.zeros(0, dtype=np.int64)
         self.representatives_ = np.zeros(0, dtype=np.int64)
         self.n_groups_historical_ = 0
@@ -184,6 +188,7 @@ class CEOFS(StreamingSelector):
 
     def _build_groups(self, X: np.ndarray, score: np.ndarray) -> None:
         rng = np.random.default_rng(self.seed)
+        rounds: list[int] = []
         groups = ensemble_groups(
             X,
             n_runs=self._default_runs if self.n_runs is None else self.n_runs,
@@ -193,7 +198,9 @@ class CEOFS(StreamingSelector):
             max_iter=self.max_iter,
             absolute=self.absolute,
             rng=rng,
+            n_iter=rounds,
         )
+        self.n_iter_ = max(rounds, default=0)
         n_groups = int(groups.max()) + 1 if groups.size else 0
         ar = np.arange(groups.size)
         order = np.lexsort((ar, -score, groups))  # by group, most relevant first, lowest index

@@ -55,6 +55,7 @@ def feature_kmeans(
     *,
     max_iter: int = 20,
     absolute: bool = False,
+    n_iter: list[int] | None = None,
 ) -> np.ndarray:
     """k-means over the columns of ``X`` with correlation as similarity; the cluster of each column.
 
@@ -66,7 +67,8 @@ def feature_kmeans(
     the lowest column index); repeat until the centres stop moving or
     ``max_iter`` rounds. ``absolute=True`` uses ``|r|`` (a strongly negative
     correlation also counts as similar); the paper uses ``r``. A constant
-    column has correlation 0 with every column.
+    column has correlation 0 with every column. ``n_iter``, when given,
+    receives the number of rounds run.
 
     >>> rng = np.random.default_rng(0)
     >>> base = rng.normal(size=(100, 2))
@@ -80,7 +82,9 @@ def feature_kmeans(
     centres = np.sort(rng.choice(d, size=k, replace=False))
     ar = np.arange(d)
     labels = np.zeros(d, dtype=np.int64)
+    rounds = 0
     for _ in range(max_iter):
+        rounds += 1
         S = (Z.T @ Z[:, centres]) / n
         if absolute:
             S = np.abs(S)
@@ -97,6 +101,8 @@ def feature_kmeans(
         if np.array_equal(new, centres):
             break
         centres = new
+    if n_iter is not None:
+        n_iter.append(rounds)
     return labels
 
 
@@ -138,13 +144,15 @@ def ensemble_groups(
     absolute: bool = False,
     rng: np.random.Generator | None = None,
     timings: dict[str, float] | None = None,
+    n_iter: list[int] | None = None,
 ) -> np.ndarray:
     """Feature groups of the clustering ensemble: the group (``0..G-1``) of each column.
 
     Groups are numbered in order of their lowest column. With ``n_runs=1``
     the co-association is 0 or 1, so the groups are the clusters of the one
     k-means run (COFS). ``timings``, when given, receives the seconds spent
-    in ``"kmeans"``, ``"coassociation"`` and ``"linkage"``.
+    in ``"kmeans"``, ``"coassociation"`` and ``"linkage"``; ``n_iter``, the
+    number of k-means rounds of each run.
 
     >>> rng = np.random.default_rng(0)
     >>> base = rng.normal(size=(60, 3))
@@ -162,7 +170,9 @@ def ensemble_groups(
     runs = np.empty((n_runs, d), dtype=np.int64)
     for t in range(n_runs):
         rows = rng.integers(0, n, size=n) if bootstrap else np.arange(n)
-        runs[t] = feature_kmeans(X[rows], k, rng, max_iter=max_iter, absolute=absolute)
+        runs[t] = feature_kmeans(
+            X[rows], k, rng, max_iter=max_iter, absolute=absolute, n_iter=n_iter
+        )
     clock["kmeans"] = time.perf_counter() - tic
     return consensus_groups(runs, theta, timings=clock)
 
