@@ -57,26 +57,6 @@ NAMES = _available()
 _NORM = "60 rows of 5 features with norm 1e300: "
 _ONE = "after 4 ordinary rows, the row {'': 1e300, 3: 0.0}: "
 UNSAFE: dict[tuple[str, str], str] = {
-    ("perceptron", "norm-1e300"): _NORM
-    + "the weights stay finite (about 1e300) but the score w . x "
-    "overflows to inf - inf = NaN on the second row",
-    ("ofs", "one-1e300"): _ONE
-    + "the norm kept in s becomes inf and the scale 0, so the score is 0 * inf = NaN",
-    ("ofs", "norm-1e300"): _NORM + "the scale factor s becomes NaN on the first row, scores NaN",
-    ("ofs-p", "norm-1e300"): _NORM + "the scale factor s becomes inf by the third row, scores NaN",
-    ("pe-trun", "norm-1e300"): _NORM + "the scale factor s becomes inf on the first row",
-    ("pe-trun", "one-1e300"): _ONE + "the scale factor s becomes inf",
-    **{
-        (name, "norm-1e300"): _NORM
-        + "the weights w become NaN by the third row (the gradient step overflows)"
-        for name in ("ogd", "fesl-c", "fesl-s", "nogd", "rogd-u", "rogd-f")
-    },
-    **{
-        (name, "one-1e300"): _ONE
-        + "numpy.linalg.LinAlgError ('Array must not contain infs or NaNs') "
-        "from inside the compiled kernel"
-        for name in ("fesl-c", "fesl-s", "nogd", "rogd-u", "rogd-f")
-    },
 }
 #: learners that break on some row with a value of 1e300 (the property test keeps to |value| <= 1e150 for them).
 HUGE_UNSAFE = {name for name, scenario in UNSAFE if "1e300" in scenario}

@@ -11,7 +11,7 @@ import numpy as np
 from scipy.special import expit
 
 from evofeat.base import InputError, OnlineLearner, register_kernel
-from evofeat.ensemble.mapping import gram_pinv, matvec, pinv_psd, project, recover, store_row
+from evofeat.ensemble.mapping import gram_pinv, pinv_psd, project_exp, recover, store_row
 from evofeat.ensemble.ogd import (
     LOSSES,
     OGD,
@@ -21,6 +21,18 @@ from evofeat.ensemble.ogd import (
     loss_reference,
     loss_slope,
     loss_value,
+    step_reference,
+)
+from evofeat.linear._safe import (
+    MAX,
+    dot_reference,
+    exponent,
+    safe_dotn,
+    safe_matvec,
+    saturate,
+    saturate_reference,
+    unscale,
+    unscale_reference,
 )
 
 __all__ = ["FESL", "LEARNERS", "METHODS", "fesl_reference"]
@@ -31,6 +43,11 @@ _CLOCKS = {"global": 0, "switch": 1}
 _LN2 = math.log(2.0)
 # cnt fields
 _CUR, _DIM, _SWITCHES, _NA, _NP, _T, _TP, _VCUR, _VNEXT = range(9)
+#: an overlap row whose largest value lies outside [_SMALL, _BIG] is stored rescaled.
+_BIG, _SMALL = 2.0**100, 2.0**-100
+#: a loss entering the ensemble weights is capped here; cumulative losses are kept below 2 _LCAP.
+_LCAP = 2.0**1000
+_NORMAL = 2.2250738585072014e-308  # the smallest positive normal double
 
 
 class FESLState(NamedTuple):
@@ -69,19 +86,33 @@ def _peek_uniform(rng):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _dot_space(w, space, s, idx, val):  # type: ignore[no-untyped-def]
+    """``w . x`` over the entries of space ``s``, with the overflow rule of :func:`safe_dot`."""
     f = 0.0
     for k in range(idx.shape[0]):
         if space[idx[k]] == s:
             f += w[idx[k]] * val[k]
-    return f
+    if _NORMAL <= abs(f) <= MAX:
+        return f
+    mw = 0.0
+    mv = 0.0
+    for k in range(idx.shape[0]):
+        if space[idx[k]] == s:
+            mw = max(mw, abs(w[idx[k]]))
+            mv = max(mv, abs(val[k]))
+    ew = exponent(mw)
+    ev = exponent(mv)
+    t = 0.0
+    for k in range(idx.shape[0]):
+        if space[idx[k]] == s:
+            t += math.ldexp(w[idx[k]], -ew) * math.ldexp(val[k], -ev)
+    return unscale(t, ew + ev)
 
 
 @nb.njit(cache=True)
-def _dotn(a, b, n):  # type: ignore[no-untyped-def]
-    s = 0.0
-    for i in range(n):
-        s += a[i] * b[i]
-    return s
+def _through(r, buf, n, space, s, idx, val):  # type: ignore[no-untyped-def]
+    """``r . (X_s x_s)``: a model seen through the first ``n`` stored rows (never NaN)."""
+    q, e = project_exp(buf, n, space, s, idx, val)
+    return unscale(safe_dotn(r, q, n), e)
 
 
 @nb.njit(cache=True)
@@ -125,7 +156,7 @@ def _weights(state):  # type: ignore[no-untyped-def]
 def _combine(state, f1, f2, a1, a2):  # type: ignore[no-untyped-def]
     method = int(state.p[0])
     if method == 3:
-        return a1 * f1 + a2 * f2
+        return saturate(a1 * f1 + a2 * f2)
     if method == 4:  # FESL-s, Eq. (7): model 1 with probability a1
         return f1 if _peek_uniform(state.rng) < a1 else f2
     return f1 if a1 > 0.0 else f2
@@ -146,8 +177,10 @@ def _pending_map(state):  # type: ignore[no-untyped-def]
     a1, a2 = _weights(state)
     u = a2 * state.v_p[:n]
     if a1 != 0.0:
-        u += a1 * matvec(state.c_p, n, state.cnt[_NA], state.r_a)
-    return kp, matvec(kp, n, n, u)
+        c = safe_matvec(state.c_p, n, state.cnt[_NA], state.r_a)
+        for i in range(n):
+            u[i] = saturate(u[i] + a1 * c[i])
+    return kp, safe_matvec(kp, n, n, u)
 
 
 @nb.njit(cache=True)
@@ -161,15 +194,14 @@ def _predict(state, idx, val):  # type: ignore[no-untyped-def]
     if n_p > 0 and not _has_values(space, cur, idx, val) and _has_values(space, cur + 1, idx, val):
         # the old space has gone from this row: predict as the switch will make us (new model at 0)
         _, r = _pending_map(state)
-        f1 = _dotn(r, project(state.buf_p, n_p, space, cur + 1, idx, val), n_p)
+        f1 = _through(r, state.buf_p, n_p, space, cur + 1, idx, val)
         method = int(state.p[0])
         s = 0.0 if method == 0 else (f1 if method <= 2 else _combine(state, f1, 0.0, 0.5, 0.5))
         return s, label_of(kind, s)
     a1, a2 = _weights(state)
     f1 = 0.0
     if a1 > 0.0 or int(state.p[0]) == 4:
-        na = state.cnt[_NA]
-        f1 = _dotn(state.r_a, project(state.buf_a, na, space, cur, idx, val), na)
+        f1 = _through(state.r_a, state.buf_a, state.cnt[_NA], space, cur, idx, val)
     f2 = _dot_space(state.w, space, cur, idx, val)
     s = _combine(state, f1, f2, a1, a2)
     return s, label_of(kind, s)
@@ -177,35 +209,63 @@ def _predict(state, idx, val):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _step_new(state, a, idx, val):  # type: ignore[no-untyped-def]
-    """``w += a x_cur`` and keep ``v_p = X_p,cur w`` in step."""
+    """``w += a x_cur`` and keep ``v_p = X_p,cur w`` in step (skipped if ``a`` is not finite; saturating)."""
+    if not abs(a) <= MAX:
+        return
     cur = state.cnt[_CUR]
     n_p = state.cnt[_NP]
+    space, w, v_p = state.space, state.w, state.v_p
     if n_p > 0:
-        state.v_p[:n_p] += a * project(state.buf_p, n_p, state.space, cur, idx, val)
+        q, e = project_exp(state.buf_p, n_p, space, cur, idx, val)
+        for i in range(n_p):
+            v_p[i] = saturate(v_p[i] + unscale(a * q[i], e))
     for k in range(idx.shape[0]):
-        if state.space[idx[k]] == cur:
-            state.w[idx[k]] += a * val[k]
+        if space[idx[k]] == cur:
+            w[idx[k]] = saturate(w[idx[k]] + a * val[k])
 
 
 @nb.njit(cache=True)
 def _collect(state, idx, val):  # type: ignore[no-untyped-def]
-    """Keep an overlap row (the first ``B`` of each overlap) for the next map."""
+    """Keep an overlap row (the first ``B`` of each overlap) for the next map.
+
+    A row whose largest value (in the two spaces) lies outside ``[2^-100,
+    2^100]`` is kept rescaled by a power of two: the map is unchanged when the
+    overlap rows are linearly independent, and the Gram matrices stay finite.
+    """
     b = state.cnt[_NP]
     cur = state.cnt[_CUR]
-    store_row(state.buf_p, state.g_p, b, state.space, cur, idx, val)
-    store_row(state.buf_p, state.k_p, b, state.space, cur + 1, idx, val)
+    space = state.space
+    m = 0.0
+    for k in range(idx.shape[0]):
+        if space[idx[k]] == cur or space[idx[k]] == cur + 1:
+            m = max(m, abs(val[k]))
+    e = exponent(m) if m > _BIG or 0.0 < m < _SMALL else 0
+    xs = np.empty(val.shape[0])
+    for k in range(val.shape[0]):
+        xs[k] = math.ldexp(val[k], -e)
+    store_row(state.buf_p, state.g_p, b, space, cur, idx, xs)
+    store_row(state.buf_p, state.k_p, b, space, cur + 1, idx, xs)
     na = state.cnt[_NA]
-    state.c_p[b, :na] = project(state.buf_a, na, state.space, cur, idx, val)
-    state.v_p[b] = _dot_space(state.w, state.space, cur, idx, val)
+    q, eq = project_exp(state.buf_a, na, space, cur, idx, xs)
+    c_p = state.c_p
+    for i in range(na):
+        c_p[b, i] = unscale(q[i], eq)
+    state.v_p[b] = _dot_space(state.w, space, cur, idx, xs)
     state.cnt[_NP] = b + 1
 
 
 @nb.njit(cache=True)
 def _update_weights(state, l1, l2):  # type: ignore[no-untyped-def]
     method = int(state.p[0])
+    l1 = min(l1, _LCAP)  # a loss of a saturated score; the weights only need which is larger
+    l2 = min(l2, _LCAP)
     if method == 3:
         state.ens[2] += l1
         state.ens[3] += l2
+        if max(state.ens[2], state.ens[3]) > _LCAP:  # the weights depend on L2 - L1 only
+            m = min(state.ens[2], state.ens[3])
+            state.ens[2] = min(state.ens[2] - m, _LCAP)
+            state.ens[3] = min(state.ens[3] - m, _LCAP)
     elif method == 4:  # fixed share, Eq. (8): delta = 1/(T2-1), eta from the binary entropy
         T = _horizon(state.p, state.cnt[_TP] + 1)
         delta = 1.0 / (T - 1.0)
@@ -242,18 +302,32 @@ def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
     method = int(state.p[0])
     f1 = 0.0
     z = np.zeros(0)
+    ez = 0
     na = cnt[_NA]
     if method >= 1:
-        z = project(state.buf_a, na, state.space, cur, idx, val)  # X_new x
-        f1 = _dotn(state.r_a, z, na)
+        z, ez = project_exp(state.buf_a, na, state.space, cur, idx, val)  # X_new x = z 2^ez
+        f1 = unscale(safe_dotn(state.r_a, z, na), ez)
     f2 = _dot_space(state.w, state.space, cur, idx, val)
     _update_weights(state, loss_value(kind, f1, y), loss_value(kind, f2, y))
     if method == 1 or method >= 3:  # Eq. (4): w_old <- w_old - tau dl x~, x~ = X_old^T Kp z
-        state.r_a[:na] -= tau * loss_slope(kind, f1, y) * matvec(state.h_a, na, na, z)
+        g = tau * loss_slope(kind, f1, y)
+        if abs(g) <= MAX:
+            hz = safe_matvec(state.h_a, na, na, z)
+            r_a = state.r_a
+            for i in range(na):
+                r_a[i] = saturate(r_a[i] - unscale(g * hz[i], ez))
     if method == 0 or method >= 3:
         tau2 = tau if state.p[5] == 0.0 else state.p[2] / np.sqrt(cnt[_TP])
         _step_new(state, -tau2 * loss_slope(kind, f2, y), idx, val)
     return loss
+
+
+@nb.njit(cache=True)
+def _all_finite(A):  # type: ignore[no-untyped-def]
+    for v in A.ravel():
+        if not abs(v) <= MAX:
+            return False
+    return True
 
 
 @nb.njit(cache=True)
@@ -266,9 +340,12 @@ def _switch(state):  # type: ignore[no-untyped-def]
     state.buf_a[:dim] = state.buf_p[:dim]
     state.buf_p[:dim] = 0.0
     state.h_a[:] = 0.0
-    state.h_a[:n, :n] = kp @ np.ascontiguousarray(state.g_p[:n, :n]) @ kp
+    h = kp @ np.ascontiguousarray(state.g_p[:n, :n]) @ kp
+    if not _all_finite(h):  # the map overflows: dropped, as if there were no overlap rows
+        n = 0
+    state.h_a[:n, :n] = h[:n, :n]
     state.r_a[:] = 0.0
-    state.r_a[:n] = r
+    state.r_a[:n] = r[:n]
     for a in (state.k_p, state.g_p, state.c_p):
         a[:] = 0.0
     state.v_p[:] = 0.0
@@ -364,6 +441,25 @@ class FESL(OnlineLearner):
     is an absent feature: feed sparse spaces with their zeros (as
     :meth:`Stream.to_dicts` does) or use the array path, or a row's unseen
     words would look like the start of a new space.
+
+    **Extreme values** (rows of norm 1e300 or 1e-300; rules shared with
+    :class:`~evofeat.ensemble.ogd.OGD`): the logistic loss and its slope are
+    computed stably; a score or product that overflows is recomputed on
+    operands rescaled by powers of two and saturated at +-1.8e308, never NaN
+    (one that underflows keeps its sign); weights, the old model ``r`` and
+    ``X_p w`` saturate at +-1.8e308, and a step that is not finite (the
+    square loss of a saturated score) is skipped. An overlap row whose
+    largest value lies outside ``[2^-100, 2^100]`` is stored rescaled by a
+    power of two (both spaces together), which leaves the map unchanged when
+    the overlap rows are linearly independent; if the Gram matrix, its
+    pseudo-inverse or the map ``Kp X_old X_old^T Kp`` is still not finite,
+    the map is dropped at the switch (the recovered model predicts 0, as
+    without overlap rows) instead of raising ``LinAlgError``. The ensemble
+    weights cannot underflow: FESL-c keeps cumulative losses (log-weights),
+    shifted by their minimum when they pass 2^1000, and each loss entering
+    them is capped at 2^1000; FESL-s's fixed share keeps each normalised
+    weight at least ``delta / (1 + delta)``. Zero rows change nothing but the
+    step counter ``t``.
 
     Parameters
     ----------
@@ -581,7 +677,7 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
 
     def combine(f1: float, f2: float, a1: float) -> float:
         if m == 3:
-            return a1 * f1 + (1 - a1) * f2
+            return float(saturate_reference(a1 * f1 + (1 - a1) * f2))
         if m == 4:
             return f1 if _splitmix_uniform(rng)[1] < a1 else f2
         return f1 if a1 > 0 else f2
@@ -591,8 +687,17 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
         a1, a2 = weights()
         v = a2 * w
         if a1 and len(X2):  # a1 psi^T w_old = a1 X2^T (X2 X2^T)^+ X1 w_old
-            v = v + a1 * X2.T @ (gram_pinv(X2, ridge) @ (X1 @ w_old))
+            with np.errstate(over="ignore", invalid="ignore"):
+                v = saturate_reference(v + a1 * X2.T @ (gram_pinv(X2, ridge) @ (X1 @ w_old)))
         return np.array(P).reshape(-1, d), np.where(space == cur, v, 0.0)
+
+    def recovered(X1_: np.ndarray, X2_: np.ndarray, x2: np.ndarray) -> tuple[np.ndarray, int]:
+        """``psi(x2)`` as ``(xr, e)``, ``xr 2^e`` the recovered row: ``x2`` rescaled if ``X2 x2`` overflows."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            if np.isfinite(X2_ @ x2).all():
+                return recover(X1_, X2_, x2, ridge), 0
+            e = int(np.frexp(np.max(np.abs(x2)))[1])
+            return recover(X1_, X2_, np.ldexp(x2, -e), ridge), e
 
     for i in range(n):
         vis = ~np.isnan(X[i])
@@ -603,12 +708,16 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
             s = 0.0
         elif P and not xc.any() and xn.any():  # predicted as after the coming switch
             R, w_next = pending()
-            f1 = float(w_next @ recover(R * (space == cur), R * (space == cur + 1), xn, ridge))
+            xr, e = recovered(R * (space == cur), R * (space == cur + 1), xn)
+            f1 = float(unscale_reference(dot_reference(w_next, xr), e))
             s = 0.0 if m == 0 else combine(f1, 0.0, 0.5 if m >= 3 else 1.0)
         else:
             a1, _ = weights()
-            f1 = float(w_old @ recover(X1, X2, xc, ridge)) if len(X2) else 0.0
-            s = combine(f1, float(w @ xc), a1)
+            f1 = 0.0
+            if len(X2):
+                xr, e = recovered(X1, X2, xc)
+                f1 = float(unscale_reference(dot_reference(w_old, xr), e))
+            s = combine(f1, dot_reference(w, xc), a1)
         out[0, i] = s if kind == 1 else (1.0 if s > 0 else -1.0)
         out[1, i] = s
         out[2, i] = loss_reference(loss, s, y[i])[0]
@@ -619,6 +728,11 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
             if (space[vis] == cur + 1).any() and not (space[vis] == cur).any():
                 R, w_next = pending()
                 X1, X2, w_old = R * (space == cur), R * (space == cur + 1), w_next
+                Kp = gram_pinv(X2, ridge)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    h_finite = np.isfinite(Kp @ (X1 @ X1.T) @ Kp).all()
+                if not h_finite:  # the map overflows: dropped, as if there were no overlap rows
+                    X1 = X2 = np.zeros((0, d))
                 P, w = [], np.zeros(d)
                 cur, switches, tp = cur + 1, switches + 1, 0
                 alpha, L = np.array([0.5, 0.5]), np.zeros(2)
@@ -627,19 +741,27 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
         xc = np.where(space == cur, x, 0.0)
         both = (space[vis] == cur).any() and (space[vis] == cur + 1).any()
         if both and len(P) < overlap:
-            P.append(np.where(vis & (space >= cur), x, 0.0))
+            row = np.where(vis & (space >= cur), x, 0.0)
+            top = float(np.max(np.abs(row)))
+            if top > _BIG or 0.0 < top < _SMALL:  # kept rescaled, as the kernel does
+                row = np.ldexp(row, -int(np.frexp(top)[1]))
+            P.append(row)
         tau = lr / math.sqrt(t)
         yi = float(y[i])
         if switches == 0:
-            w -= tau * loss_reference(loss, float(w @ xc), yi)[1] * xc
+            w = step_reference(w, -tau * loss_reference(loss, dot_reference(w, xc), yi)[1], xc)
             continue
         tp += 1
-        xr = recover(X1, X2, xc, ridge) if len(X2) else np.zeros(d)  # the recovered old-space row
-        f1, f2 = float(w_old @ xr), float(w @ xc)
+        xr, e = (
+            recovered(X1, X2, xc) if len(X2) else (np.zeros(d), 0)
+        )  # the recovered old-space row
+        f1, f2 = float(unscale_reference(dot_reference(w_old, xr), e)), dot_reference(w, xc)
         (l1, g1), (l2, g2) = loss_reference(loss, f1, yi), loss_reference(loss, f2, yi)
-        losses = np.array([l1, l2])
+        losses = np.minimum(np.array([l1, l2]), _LCAP)
         if m == 3:
             L += losses
+            if L.max() > _LCAP:  # the weights depend on L2 - L1 only
+                L = np.minimum(L - L.min(), _LCAP)
         if m == 4:
             T = horizon or tp + 1
             delta = 1 / (T - 1)
@@ -649,10 +771,10 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
             alpha = delta * v.sum() + (1 - delta) * v
             alpha /= alpha.sum()
             rng = _splitmix_uniform(rng)[0]
-        if m in (1, 3, 4):
-            w_old -= tau * g1 * xr
+        if m in (1, 3, 4) and abs(tau * g1) <= MAX:
+            w_old = saturate_reference(w_old - unscale_reference(tau * g1 * xr, e))
         if m in (0, 3, 4):
-            w -= (tau if clock == "global" else lr / math.sqrt(tp)) * g2 * xc
+            w = step_reference(w, -(tau if clock == "global" else lr / math.sqrt(tp)) * g2, xc)
     return (out[0], out[1], out[2]) if return_scores else out[0]
 
 

@@ -16,14 +16,35 @@ themselves, and a linear model ``w1`` of S1 enters only through ``X1 w1``
 
 The overlap rows are held column-wise, one row of ``buf`` per feature and one
 column per overlap row, so a learner's per-feature state grows with them.
+
+Extreme values: :func:`pinv_psd` and :func:`gram_pinv` return the zero matrix
+(the map of no overlap rows) when the Gram matrix or its pseudo-inverse is
+not finite, instead of raising ``LinAlgError``; :func:`project_exp` projects
+a row whose products would overflow after rescaling it by a power of two and
+returns that exponent. FESL also stores an overlap row whose largest value is
+above ``2^100`` or below ``2^-100`` rescaled by a power of two (both spaces
+together), which leaves the map unchanged when the overlap rows are linearly
+independent, so the Gram matrices it inverts stay finite.
 """
 
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
-__all__ = ["gram_pinv", "matvec", "pinv_psd", "project", "recover", "store_row"]
+from evofeat.linear._safe import MAX, exponent
+
+__all__ = ["gram_pinv", "matvec", "pinv_psd", "project", "project_exp", "recover", "store_row"]
+
+
+@nb.njit(cache=True)
+def _finite(A):  # type: ignore[no-untyped-def]
+    for v in A.ravel():
+        if not abs(v) <= MAX:
+            return False
+    return True
 
 
 @nb.njit(cache=True)
@@ -33,6 +54,8 @@ def pinv_psd(K, n, ridge):  # type: ignore[no-untyped-def]
     Eigenvalues at most ``n * eps * max|e|`` are treated as zero (the rule of
     ``numpy.linalg.pinv(..., rcond=n * eps, hermitian=True)``), so ``ridge=0``
     gives the Moore-Penrose pseudo-inverse and ``ridge > 0`` the ridge inverse.
+    If ``K[:n, :n]`` or the result is not finite, the result is the zero
+    matrix (no map) rather than an error.
 
     >>> pinv_psd(np.array([[2.0, 0.0], [0.0, 0.0]]), 2, 0.0)
     array([[0.5, 0. ],
@@ -43,6 +66,8 @@ def pinv_psd(K, n, ridge):  # type: ignore[no-untyped-def]
     A = K[:n, :n].copy()
     for i in range(n):
         A[i, i] += ridge
+    if not _finite(A):
+        return np.zeros((n, n))
     e, V = np.linalg.eigh(A)
     top = 0.0
     for i in range(n):
@@ -52,7 +77,10 @@ def pinv_psd(K, n, ridge):  # type: ignore[no-untyped-def]
     for k in range(n):
         if abs(e[k]) > cut:
             inv[k] = 1.0 / e[k]
-    return (V * inv) @ V.T
+    out = (V * inv) @ V.T
+    if not _finite(out):
+        return np.zeros((n, n))
+    return out
 
 
 @nb.njit(cache=True)
@@ -70,6 +98,35 @@ def project(buf, n, space, s, idx, val):  # type: ignore[no-untyped-def]
             for b in range(n):
                 q[b] += buf[j, b] * v
     return q
+
+
+@nb.njit(cache=True)
+def project_exp(buf, n, space, s, idx, val):  # type: ignore[no-untyped-def]
+    """:func:`project` as ``(q, e)`` with ``q 2^e`` the projection: ``e = 0`` unless it overflows.
+
+    Then the row's part in space ``s`` is rescaled by ``2^-e`` (its largest
+    value in ``[0.5, 1)``) and projected again, so ``q`` is finite.
+    """
+    q = project(buf, n, space, s, idx, val)
+    ok = True
+    for b in range(n):
+        if not abs(q[b]) <= MAX:
+            ok = False
+    if ok:
+        return q, 0
+    m = 0.0
+    for k in range(idx.shape[0]):
+        if space[idx[k]] == s:
+            m = max(m, abs(val[k]))
+    e = exponent(m)
+    q = np.zeros(n)
+    for k in range(idx.shape[0]):
+        j = idx[k]
+        if space[j] == s:
+            v = math.ldexp(val[k], -e)
+            for b in range(n):
+                q[b] += buf[j, b] * v
+    return q, e
 
 
 @nb.njit(cache=True)
@@ -120,14 +177,17 @@ def recover(X1: np.ndarray, X2: np.ndarray, x2: np.ndarray, ridge: float = 0.0) 
 
 
 def gram_pinv(X2: np.ndarray, ridge: float = 0.0) -> np.ndarray:
-    """``(X2 X2^T + ridge I)^+`` in plain NumPy, with the eigenvalue cut of :func:`pinv_psd`.
+    """``(X2 X2^T + ridge I)^+`` in plain NumPy, with the eigenvalue cut and the guard of :func:`pinv_psd`.
 
     >>> gram_pinv(np.array([[1.0, 0.0], [0.0, 2.0]]))
     array([[1.  , 0.  ],
            [0.  , 0.25]])
     """
-    K = X2 @ X2.T + ridge * np.eye(X2.shape[0])
-    out: np.ndarray = np.linalg.pinv(
-        K, rcond=max(1, K.shape[0]) * np.finfo(float).eps, hermitian=True
-    )
-    return out
+    with np.errstate(over="ignore", invalid="ignore"):
+        K = X2 @ X2.T + ridge * np.eye(X2.shape[0])
+        if not np.isfinite(K).all():
+            return np.zeros_like(K)
+        out: np.ndarray = np.linalg.pinv(
+            K, rcond=max(1, K.shape[0]) * np.finfo(float).eps, hermitian=True
+        )
+    return out if np.isfinite(out).all() else np.zeros_like(out)

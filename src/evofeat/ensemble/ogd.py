@@ -8,7 +8,8 @@ import numba as nb
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner, register_kernel
-from evofeat.linear._ops import axpy, dot, sign_label
+from evofeat.linear._ops import sign_label
+from evofeat.linear._safe import dot_reference, safe_axpy, safe_dot, saturate_reference
 
 __all__ = [
     "LOSSES",
@@ -20,6 +21,7 @@ __all__ = [
     "loss_slope",
     "loss_value",
     "ogd_reference",
+    "step_reference",
 ]
 
 #: loss name -> code used inside the compiled kernels.
@@ -97,7 +99,7 @@ class OGDState(NamedTuple):
 
 @nb.njit(cache=True)
 def _predict(state, idx, val):  # type: ignore[no-untyped-def]
-    s = dot(state.w, idx, val)
+    s = safe_dot(state.w, idx, val)
     return s, label_of(int(state.p[0]), s)
 
 
@@ -105,8 +107,8 @@ def _predict(state, idx, val):  # type: ignore[no-untyped-def]
 def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
     kind = int(state.p[0])
     state.t[0] += 1
-    f = dot(state.w, idx, val)
-    axpy(state.w, -state.p[1] / np.sqrt(state.t[0]) * loss_slope(kind, f, y), idx, val)
+    f = safe_dot(state.w, idx, val)
+    safe_axpy(state.w, -state.p[1] / np.sqrt(state.t[0]) * loss_slope(kind, f, y), idx, val)
     return loss_value(kind, score, y)
 
 
@@ -130,6 +132,16 @@ class OGD(OnlineLearner):
     one keeps its weight and is used again if it comes back. This is the
     base learner of :class:`~evofeat.ensemble.fesl.FESL`; on its own it
     ignores that the feature space changes.
+
+    Extreme values: the logistic loss and its slope are computed stably
+    (``ln(1 + exp(-m))`` as ``m + log1p(exp(-m))`` for ``m > 0``, the sigmoid
+    from ``exp`` of a non-positive number), so neither overflows. A score
+    that overflows (rows of norm 1e300 against large weights) is recomputed
+    on rescaled operands and saturated at +-1.8e308, never NaN; each weight
+    saturates at +-1.8e308 instead of becoming infinite, and a step that is
+    not finite (the square loss of a saturated score) is skipped. A zero row
+    leaves the weights unchanged (it still counts in ``t``); rows of norm
+    1e-300 give steps of that size, their scores underflow to about 0.
 
     Parameters
     ----------
@@ -192,7 +204,9 @@ def loss_reference(loss: str, f: float, y: float) -> tuple[float, float]:
     (4.0, -4.0)
     """
     if loss == "square":
-        return (y - f) ** 2, -2.0 * (y - f)
+        with np.errstate(over="ignore"):  # a saturated score: an infinite loss, a skipped step
+            d = y - f
+            return d * d, -2.0 * d
     return float(np.logaddexp(0.0, -y * f)), float(-y * np.exp(-np.logaddexp(0.0, y * f)))
 
 
@@ -210,7 +224,20 @@ def ogd_reference(
     for t in range(n):
         vis = ~np.isnan(X[t])
         x = X[t, vis]
-        f = float(w[vis] @ x)
+        f = dot_reference(w[vis], x)
         out[t] = f if loss == "square" else (1.0 if f > 0 else -1.0)
-        w[vis] -= lr / np.sqrt(t + 1) * loss_reference(loss, f, y[t])[1] * x
+        w[vis] = step_reference(w[vis], -lr / np.sqrt(t + 1) * loss_reference(loss, f, y[t])[1], x)
+    return out
+
+
+def step_reference(w: np.ndarray, a: float, x: np.ndarray) -> np.ndarray:
+    """Plain-NumPy ``w + a x`` with the rule of :func:`~evofeat.linear._safe.safe_axpy`.
+
+    >>> step_reference(np.array([1.0]), np.inf, np.array([1.0]))
+    array([1.])
+    """
+    if not abs(a) <= 1.7976931348623157e308:
+        return w
+    with np.errstate(over="ignore"):
+        out: np.ndarray = saturate_reference(w + a * x)
     return out

@@ -8,7 +8,8 @@ import numba as nb
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner, register_kernel
-from evofeat.linear._ops import axpy, dot, sign_label
+from evofeat.linear._ops import sign_label
+from evofeat.linear._safe import dot_reference, safe_axpy, safe_dot, saturate_reference
 
 __all__ = ["Perceptron", "perceptron_reference"]
 
@@ -20,7 +21,7 @@ class PerceptronState(NamedTuple):
 
 @nb.njit(cache=True)
 def _predict(state, idx, val):  # type: ignore[no-untyped-def]
-    s = dot(state.w, idx, val)
+    s = safe_dot(state.w, idx, val)
     return s, sign_label(s)
 
 
@@ -28,7 +29,7 @@ def _predict(state, idx, val):  # type: ignore[no-untyped-def]
 def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
     if y * score > 0.0:
         return 0.0
-    axpy(state.w, state.p[0] * y, idx, val)
+    safe_axpy(state.w, state.p[0] * y, idx, val)
     return 1.0
 
 
@@ -47,6 +48,13 @@ class Perceptron(OnlineLearner):
     update ``w += lr y x`` over the visible features. Unseen features have
     weight 0; vanished ones keep their weight. The loss it reports is the
     0-1 mistake indicator.
+
+    Extreme values: the score is summed as usual and, only if that overflows,
+    recomputed on rescaled operands and saturated at the largest double, so
+    it is never NaN (rows of norm 1e300 score about +-1.8e308); each weight
+    saturates at +-1.8e308 instead of becoming infinite. A row of norm
+    1e-300 learns weights of that size, and the score of such a row
+    underflows to 0 (predicting -1). A zero row changes nothing.
 
     Parameters
     ----------
@@ -94,10 +102,11 @@ def perceptron_reference(X: np.ndarray, y: np.ndarray, lr: float = 1.0) -> np.nd
     out = np.empty(n)
     for t in range(n):
         x = np.nan_to_num(X[t], nan=0.0)
-        f = float(w @ x)
+        f = dot_reference(w, x)
         out[t] = 1.0 if f > 0 else -1.0
         if y[t] * f <= 0:
-            w += lr * y[t] * x
+            with np.errstate(over="ignore"):
+                w = saturate_reference(w + lr * y[t] * x)
     return out
 
 
