@@ -20,6 +20,7 @@ _OFS, _PE, _RAND, _OFSP = 0, 1, 2, 3  # modes (OFS_P: evofeat.linear.ofs_partial
 _P_MODE, _P_LR, _P_L2, _P_RADIUS, _P_BUDGET, _P_COUNT, _P_EPS, _P_ZERO = range(8)
 _N_B, _N_DIM, _N_VIS, _N_T, _N_SEED, _N_SEL, _N_DRAWS = range(7)
 _ZERO_SCORE = {"mistake": 1.0, "negative": 0.0}
+_HUGE = 1e150  # a step larger than this in units of v is renormalised first (its square stays finite)
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -84,18 +85,24 @@ def _label(p, s):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True)
+def _fold_to(state, new_scale):  # type: ignore[no-untyped-def]
+    """Re-express ``w = scale * v`` with ``scale = new_scale``; recompute ||v||^2 (O(support))."""
+    factor = state.s[0] if new_scale == 1.0 else state.s[0] / new_scale
+    sq = 0.0
+    for i in range(state.hsize[0]):
+        c = state.heap[i]
+        state.v[c] *= factor
+        sq += state.v[c] * state.v[c]
+    state.s[0] = new_scale
+    state.s[1] = sq
+
+
+@nb.njit(cache=True)
 def _shrink(state, factor):  # type: ignore[no-untyped-def]
     """``w *= factor`` in O(1); the scale is folded back into ``v`` before it underflows."""
     state.s[0] *= factor
     if state.s[0] < 1e-100:
-        scale = state.s[0]
-        sq = 0.0
-        for i in range(state.hsize[0]):
-            c = state.heap[i]
-            state.v[c] *= scale
-            sq += state.v[c] * state.v[c]
-        state.s[0] = 1.0
-        state.s[1] = sq
+        _fold_to(state, 1.0)
 
 
 @nb.njit(cache=True)
@@ -117,6 +124,13 @@ def _step(state, idx):  # type: ignore[no-untyped-def]
     union: O(nnz + k log B) for k changes of the support.
     """
     v, s, pos, heap, hsize = state.v, state.s, state.pos, state.heap, state.hsize
+    big = 0.0
+    for k in range(idx.shape[0]):
+        big = max(big, abs(state.dw[k]))
+    if not big < np.inf:
+        return  # a step that overflowed (or NaN): skip it, the state stays finite
+    if big > _HUGE * s[0]:
+        _fold_to(state, big)  # a huge row: the scale carries its magnitude, v and ||v||^2 stay finite
     m = 0
     extra = 0.0
     for k in range(idx.shape[0]):
