@@ -42,8 +42,9 @@ PEERS = ("river:pa", "river:logreg", "vw:driver", "vw:py", "sklearn:sgd-row", "s
 DICT = ("evofeat-dict:pa-i", "evofeat-dict:stsd-i")
 SWEEP = ("sweep-1e3", "sweep-1e4", "sweep-1e5", "sweep-1e6")
 SWEEP_LEARNERS = ("evofeat:pa-i", "evofeat:stsd-i", "evofeat:ofs")
-#: rows of the d sweep (the end-to-end path costs O(d) a row on sparse input: see the README)
-SWEEP_ROWS = 20_000
+#: rows of the d sweep: every generated row (the end-to-end path costs O(d) once a run, to register
+#: d features and build the state, and O(stored values) a row)
+SWEEP_ROWS = 100_000
 #: Python per-row loops on covtype (581,012 rows) run on its first 100,000 rows (memory of the dicts)
 PY_LOOP_CAP = {"covtype": 100_000}
 PY_LOOPS = ("river:", "evofeat-dict:", "vw:py")
@@ -402,6 +403,9 @@ def main() -> int:
     ap.add_argument(
         "--learners", default="", help="comma-separated evofeat learners (default: all online)"
     )
+    ap.add_argument(
+        "--peers", default=",".join(PEERS), help="comma-separated peers of the speed section"
+    )
     ap.add_argument("--out", default=None, help="report path (default results/speed.md)")
     ap.add_argument("--render", default=None, help="only rewrite the report from a saved JSON file")
     args = ap.parse_args()
@@ -444,7 +448,8 @@ def main() -> int:
     if "speed" in sections:
         for stream in args.streams.split(","):
             print(f"speed: {stream}", flush=True)
-            for impl in (*PEERS, *DICT, *(f"evofeat:{n}" for n in learners)):
+            peers = [p for p in args.peers.split(",") if p]
+            for impl in (*peers, *DICT, *(f"evofeat:{n}" for n in learners)):
                 spec: dict[str, Any] = {"impl": impl, "stream": stream}
                 cap = PY_LOOP_CAP.get(stream)
                 if cap and impl.startswith(PY_LOOPS) and rows is None:
@@ -454,7 +459,7 @@ def main() -> int:
         print("sweep", flush=True)
         sweep = SWEEP[:3] if args.quick else SWEEP
         for stream in sweep:
-            for impl in SWEEP_LEARNERS:
+            for impl in (i for i in SWEEP_LEARNERS if i.split(":", 1)[1] in learners):
                 go({"impl": impl, "stream": stream, "rows": 5000 if args.quick else SWEEP_ROWS})
     t8 = None
     if "table8" in sections:

@@ -89,8 +89,8 @@ def _timed(fn: Any) -> tuple[float, float, Any]:
 
 # ---------------------------------------------------------------------------------- evofeat
 def _chunk_rows(d: int) -> int:
-    """Rows per chunk: ``Stream.chunks`` builds a (rows x d) visibility mask, so bound it to 256 MiB."""
-    return int(min(65536, max(256, 2**28 // max(d, 1))))
+    """Rows per chunk: ``prequential``'s default (the conversion is O(stored values) a chunk, whatever d)."""
+    return 65536
 
 
 def run_evofeat(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, Any]:

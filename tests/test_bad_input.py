@@ -56,8 +56,7 @@ NAMES = _available()
 #: (learner, scenario) -> how it fails; scenarios are defined in _extreme_rows.
 _NORM = "60 rows of 5 features with norm 1e300: "
 _ONE = "after 4 ordinary rows, the row {'': 1e300, 3: 0.0}: "
-UNSAFE: dict[tuple[str, str], str] = {
-}
+UNSAFE: dict[tuple[str, str], str] = {}
 #: learners that break on some row with a value of 1e300 (the property test keeps to |value| <= 1e150 for them).
 HUGE_UNSAFE = {name for name, scenario in UNSAFE if "1e300" in scenario}
 

@@ -13,7 +13,9 @@ class InputError(ValueError):
     'bad budget: expected a fraction in (0, 1], received 2.0; fix: pass budget=0.5'
     """
 
-    def __init__(self, message: str, *, expected: str = "", received: str = "", fix: str = "") -> None:
+    def __init__(
+        self, message: str, *, expected: str = "", received: str = "", fix: str = ""
+    ) -> None:
         parts = [message]
         if expected:
             parts.append(f": expected {expected}")

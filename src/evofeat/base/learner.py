@@ -28,21 +28,79 @@ __all__ = ["OnlineLearner"]
 
 
 @nb.njit(cache=True)
-def _predict_row(state, idx, val):  # type: ignore[no-untyped-def]
-    return kernel_predict(state, idx, val)
+def _finite(vals):  # type: ignore[no-untyped-def]
+    for k in range(vals.shape[0]):
+        if not np.isfinite(vals[k]):
+            return False
+    return True
 
 
 @nb.njit(cache=True)
-def _learn_row(state, idx, val, y, changed, vis, dim):  # type: ignore[no-untyped-def]
+def _gather(cols, vals):  # type: ignore[no-untyped-def]
+    """The entries of known columns (``cols >= 0``), sorted by column (columns are distinct)."""
+    m = 0
+    in_order = True
+    prev = -1
+    for k in range(cols.shape[0]):
+        c = cols[k]
+        if c >= 0:
+            m += 1
+            in_order = in_order and c > prev
+            prev = c
+    idx = np.empty(m, dtype=np.int64)
+    val = np.empty(m, dtype=np.float64)
+    j = 0
+    for k in range(cols.shape[0]):
+        if cols[k] >= 0:
+            idx[j] = cols[k]
+            val[j] = vals[k]
+            j += 1
+    if not in_order:
+        o = np.argsort(idx)
+        return idx[o], val[o]
+    return idx, val
+
+
+_fromiter = np.fromiter
+_F64 = np.float64
+
+#: codes of the compiled row functions
+_OK, _NOT_FINITE, _UNSEEN = 0, 1, 2
+
+
+@nb.njit(cache=True)
+def _predict_row(state, cols, vals):  # type: ignore[no-untyped-def]
+    """``(code, score, label)`` of a dict row given as its keys' columns (``-1``: unseen) and values."""
+    if not _finite(vals):
+        return _NOT_FINITE, 0.0, 0.0
+    idx, val = _gather(cols, vals)
     score, label = kernel_predict(state, idx, val)
+    return _OK, score, label
+
+
+@nb.njit(cache=True)
+def _learn_row(state, cols, vals, y, vis, dim):  # type: ignore[no-untyped-def]
+    """Predict, announce the row's features if they differ from ``vis`` (``vis[0]``: their count, -1: none), learn."""
+    if not _finite(vals):
+        return _NOT_FINITE
+    for k in range(cols.shape[0]):
+        if cols[k] < 0:
+            return _UNSEEN
+    idx, val = _gather(cols, vals)
+    score, label = kernel_predict(state, idx, val)
+    n = idx.shape[0]
+    changed = vis[0] != n
+    if not changed:
+        for k in range(n):
+            if vis[k + 1] != idx[k]:
+                changed = True
+                break
     if changed:
-        kernel_visible(state, vis, dim)
-    loss = kernel_learn(state, idx, val, y, score)
-    return score, label, loss
-
-
-_EMPTY_I = np.zeros(0, dtype=np.int64)
-_EMPTY_F = np.zeros(0, dtype=np.float64)
+        vis[0] = n
+        vis[1 : n + 1] = idx
+        kernel_visible(state, idx, dim)
+    kernel_learn(state, idx, val, y, score)
+    return _OK
 
 
 class OnlineLearner:
@@ -57,6 +115,11 @@ class OnlineLearner:
     feature is absent exactly when its key is missing; ``0.0`` is a value.
     ``predict_one`` returns ``None`` before the first ``learn_one``.
     """
+
+    # Slots, so that neither is an attribute of the model (saved by evofeat.io as such): _vis, the
+    # dict path's last announced features (pickled through __getstate__; saved as _visible), and
+    # _entry, the compiled row functions' entry points for the current state object (see _entries).
+    __slots__ = ("__dict__", "__weakref__", "_entry", "_vis")
 
     #: "binary" (labels -1/+1), "regression" (float) or "multiclass" (int codes).
     task: ClassVar[str] = "binary"
@@ -81,7 +144,8 @@ class OnlineLearner:
             if k not in valid:
                 raise InputError(
                     f"unknown parameter {k!r} for {type(self).__name__}",
-                    expected=f"one of {', '.join(valid)}", fix="check the spelling",
+                    expected=f"one of {', '.join(valid)}",
+                    fix="check the spelling",
                 )
             setattr(self, k, v)
         self._reset()
@@ -109,10 +173,34 @@ class OnlineLearner:
         self.feature_index_ = FeatureIndex()
         self._state: Any = None
         self._capacity = 0
-        self._visible: np.ndarray | None = None
+        self._vis = np.full(
+            1, -1, dtype=np.int64
+        )  # [count, columns...] of the last announced features
         self.n_learned_ = 0
 
+    @property
+    def _visible(self) -> np.ndarray | None:
+        """The features last announced to the kernel on the dict path (``None``: announce on the next row)."""
+        vis = getattr(self, "_vis", None)
+        if vis is None or vis[0] < 0:
+            return None
+        return vis[1 : 1 + vis[0]].copy()
+
+    @_visible.setter
+    def _visible(self, value: np.ndarray | None) -> None:
+        if value is None:
+            vis = getattr(self, "_vis", None)
+            if vis is not None:
+                vis[0] = -1
+            return
+        value = np.asarray(value, dtype=np.int64)
+        vis = np.full(max(getattr(self, "_capacity", 0), value.size) + 1, -1, dtype=np.int64)
+        vis[0] = value.size
+        vis[1 : 1 + value.size] = value
+        self._vis = vis
+
     def _ensure_capacity(self, n_features: int) -> None:
+        self._grow_visible(max(8, n_features, self._capacity))
         if self._state is None:
             self._capacity = max(8, n_features)
             self._state = self._make_state(self._capacity)
@@ -133,60 +221,113 @@ class OnlineLearner:
                 fields[name] = arr
         self._state = type(old)(**fields)
         self._capacity = new_cap
+        self._grow_visible(new_cap)
+
+    def _grow_visible(self, capacity: int) -> None:
+        vis = getattr(self, "_vis", None)
+        if vis is None:
+            vis = np.full(1, -1, dtype=np.int64)
+        if vis.size < capacity + 1:
+            grown = np.full(capacity + 1, -1, dtype=np.int64)
+            grown[: vis.size] = vis
+            vis = grown
+        self._vis = vis
 
     def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
         """Fill the new rows ``grown[start:]`` of a per-feature field (default: zeros)."""
 
     # ------------------------------------------------------------------ rows and labels
-    def _encode(self, x: Mapping[Hashable, float], grow: bool) -> tuple[np.ndarray, np.ndarray]:
-        if not isinstance(x, Mapping):
-            raise InputError(
-                "a row must be a dict of feature name -> value",
-                expected="a dict such as {'age': 31.0}", received=type(x).__name__,
-                fix="convert the row with dict(zip(names, values))",
-            )
-        fi = self.feature_index_
-        vals = np.empty(len(x), dtype=np.float64)
-        for n, (name, value) in enumerate(x.items()):
+    def _values(self, x: Mapping[Hashable, float]) -> list[float]:
+        """The values of ``x`` as floats; raise :class:`InputError` on a non-numeric or non-finite one."""
+        out = []
+        for name, value in x.items():
             try:
                 v = float(value)
             except (TypeError, ValueError):
                 raise InputError(
-                    f"feature {name!r} has a non-numeric value", expected="a real number",
-                    received=repr(value), fix="encode categorical values as numbers first",
+                    f"feature {name!r} has a non-numeric value",
+                    expected="a real number",
+                    received=repr(value),
+                    fix="encode categorical values as numbers first",
                 ) from None
             if not math.isfinite(v):
                 raise InputError(
-                    f"feature {name!r} is {v}", expected="a finite value (an absent feature is a missing key)",
-                    received=repr(value), fix="drop the key for a missing value instead of NaN",
+                    f"feature {name!r} is {v}",
+                    expected="a finite value (an absent feature is a missing key)",
+                    received=repr(value),
+                    fix="drop the key for a missing value instead of NaN",
                 )
-            vals[n] = v
-        if grow:
-            fi.add(x.keys())
-        cols = np.fromiter((fi.get(name) for name in x), dtype=np.int64, count=len(x))
-        known = cols >= 0
-        cols, vals = cols[known], vals[known]
-        order = np.argsort(cols, kind="stable")
-        return cols[order], vals[order]
+            out.append(v)
+        return out
+
+    def _row(self, x: Mapping[Hashable, float]) -> tuple[tuple[Hashable, ...], np.ndarray]:
+        """The keys of ``x`` and its values as float64 (checked for finiteness by the compiled call)."""
+        if type(x) is not dict and not isinstance(x, Mapping):
+            raise InputError(
+                "a row must be a dict of feature name -> value",
+                expected="a dict such as {'age': 31.0}",
+                received=type(x).__name__,
+                fix="convert the row with dict(zip(names, values))",
+            )
+        keys = tuple(x)
+        try:
+            vals = _fromiter(x.values(), _F64, len(keys))
+        except (TypeError, ValueError, OverflowError):
+            vals = np.array(self._values(x), dtype=np.float64)  # raises the clear error
+        return keys, vals
+
+    def _entries(self, state: Any) -> tuple[Any, Any, Any]:
+        """``(state, learn, predict)``: the entry points of :func:`_learn_row` and :func:`_predict_row` for ``state``.
+
+        Calling a compiled function's entry point skips numba's per-call
+        typing of the arguments (a state of many arrays costs about a
+        microsecond); it is resolved once per state object (the state is
+        replaced when it grows).
+        """
+        try:
+            entry: Any = getattr(self, "_entry")  # noqa: B009 (a slot unset until first use)
+            if entry[0] is state:
+                return entry  # type: ignore[no-any-return]
+        except AttributeError:
+            pass
+        st = nb.typeof(state)
+        i1, f1 = nb.types.int64[::1], nb.types.float64[::1]
+        learn = _learn_row.compile((st, i1, f1, nb.types.float64, i1, nb.types.int64))
+        predict = _predict_row.compile((st, i1, f1))
+        entry = (state, learn, predict)
+        self._entry = entry
+        return entry
 
     def _encode_label(self, y: Any) -> float:
+        if type(y) is int and (y == 1 or y == -1) and self.task == "binary":
+            return float(y)
         if self.task == "binary":
             if isinstance(y, bool | np.bool_):
                 return 1.0 if y else -1.0
             if y in (-1, 1):
                 return float(y)
             raise InputError(
-                f"{type(self).__name__} is a binary classifier", expected="a label in {-1, +1} (or a bool)",
-                received=repr(y), fix="map the two classes to -1 and +1",
+                f"{type(self).__name__} is a binary classifier",
+                expected="a label in {-1, +1} (or a bool)",
+                received=repr(y),
+                fix="map the two classes to -1 and +1",
             )
         try:
             v = float(y)
         except (TypeError, ValueError):
-            raise InputError("the label is not a number", expected="a real number", received=repr(y),
-                             fix="encode the labels as numbers") from None
+            raise InputError(
+                "the label is not a number",
+                expected="a real number",
+                received=repr(y),
+                fix="encode the labels as numbers",
+            ) from None
         if not math.isfinite(v):
-            raise InputError("the label is not finite", expected="a finite number", received=repr(y),
-                             fix="drop rows with missing labels")
+            raise InputError(
+                "the label is not finite",
+                expected="a finite number",
+                received=repr(y),
+                fix="drop rows with missing labels",
+            )
         return v
 
     def _decode_label(self, label: float) -> Any:
@@ -202,21 +343,35 @@ class OnlineLearner:
         if not hasattr(self, "feature_index_"):
             self._reset()
         target = self._encode_label(y)
-        idx, val = self._encode(x, grow=True)
-        dim = len(self.feature_index_)
-        self._ensure_capacity(dim)
-        changed = self._visible is None or not np.array_equal(self._visible, idx)
-        if changed:
-            self._visible = idx
-        _learn_row(self._state, idx, val, target, changed, idx, dim)
+        keys, vals = self._row(x)
+        fi = self.feature_index_
+        state = self._state
+        if state is not None:
+            code = self._entries(state)[1](
+                state, fi.columns(keys), vals, target, self._vis, len(fi.names)
+            )
+            if code == _OK:
+                self.n_learned_ += 1
+                return self
+            if code == _NOT_FINITE:
+                self._values(x)  # raises the clear error, before any feature is added
+        elif not _finite(vals):
+            self._values(x)
+        fi.add(keys)
+        self._ensure_capacity(len(fi))
+        state = self._state
+        self._entries(state)[1](state, fi.columns(keys), vals, target, self._vis, len(fi.names))
         self.n_learned_ += 1
         return self
 
     def _score_one(self, x: Mapping[Hashable, float]) -> tuple[float, float] | None:
-        if getattr(self, "_state", None) is None:
+        state = getattr(self, "_state", None)
+        if state is None:
             return None
-        idx, val = self._encode(x, grow=False)
-        score, label = _predict_row(self._state, idx, val)
+        keys, vals = self._row(x)
+        code, score, label = self._entries(state)[2](state, self.feature_index_.columns(keys), vals)
+        if code != _OK:
+            self._values(x)  # raises the clear error
         return float(score), float(label)
 
     def predict_one(self, x: Mapping[Hashable, float]) -> Any:
@@ -274,7 +429,15 @@ class OnlineLearner:
         return copy.deepcopy(self)
 
     def __getstate__(self) -> dict[str, Any]:
-        return self.__dict__.copy()
+        state = self.__dict__.copy()
+        vis = getattr(self, "_vis", None)
+        if vis is not None:
+            state["_vis"] = vis.copy()
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        vis = state.pop("_vis", None)
         self.__dict__.update(state)
+        if vis is not None:
+            self._vis = vis

@@ -9,7 +9,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from evofeat.base.kernel import kernel_learn, kernel_predict, kernel_visible
+from evofeat.base.kernel import borrow, kernel_learn, kernel_predict, kernel_visible
 from evofeat.base.learner import OnlineLearner
 from evofeat.streams.stream import Stream
 
@@ -17,22 +17,114 @@ __all__ = ["PrequentialResult", "log_ticks", "prequential"]
 
 
 @nb.njit(cache=True)
-def _run_chunk(state, indptr, indices, data, y, seg_rows, seg_indptr, seg_cols, seg_dim,
-               out_label, out_score, out_loss):  # type: ignore[no-untyped-def]
+def _rows(
+    state,
+    indptr,
+    indices,
+    data,
+    y,
+    seg_rows,
+    seg_indptr,
+    seg_cols,
+    seg_dim,  # type: ignore[no-untyped-def]
+    first_scored,
+    count_mistakes,
+    tick_at,
+    tick_pos,
+    curve_m,
+    curve_l,
+    base_m,
+    base_l,
+    out_label,
+    out_score,
+):
+    """Predict, announce visibility, learn, row by row; record the running totals at the curve's ticks.
+
+    ``tick_at`` are the curve's rows as chunk positions (1-based, increasing;
+    from ``tick_pos[0]`` on); ``curve_m`` / ``curve_l`` receive ``base_m`` /
+    ``base_l`` plus the chunk's running mistakes / loss of the scored rows
+    (those from ``first_scored`` on). Returns the chunk's mistakes and loss.
+    ``out_label`` / ``out_score`` get every prediction when they are not empty.
+    """
+    keep = out_label.shape[0] > 0
+    n_tick = tick_at.shape[0]
+    t = tick_pos[0]
     k = 0
     n_seg = seg_rows.shape[0]
+    wrong = 0
+    loss_sum = 0.0
     for i in range(y.shape[0]):
         a = indptr[i]
         b = indptr[i + 1]
         idx = indices[a:b]
         val = data[a:b]
         score, label = kernel_predict(state, idx, val)
-        out_label[i] = label
-        out_score[i] = score
+        if keep:
+            out_label[i] = label
+            out_score[i] = score
         if k < n_seg and seg_rows[k] == i:
-            kernel_visible(state, seg_cols[seg_indptr[k]:seg_indptr[k + 1]], seg_dim[k])
+            kernel_visible(state, seg_cols[seg_indptr[k] : seg_indptr[k + 1]], seg_dim[k])
             k += 1
-        out_loss[i] = kernel_learn(state, idx, val, y[i], score)
+        loss = kernel_learn(state, idx, val, y[i], score)
+        if i >= first_scored:
+            if count_mistakes and label != y[i]:
+                wrong += 1
+            loss_sum += loss
+        if t < n_tick and tick_at[t] == i + 1:
+            curve_m[t] = base_m + wrong
+            curve_l[t] = base_l + loss_sum
+            t += 1
+    tick_pos[0] = t
+    return wrong, loss_sum
+
+
+@nb.njit(cache=True)
+def _run_chunk(
+    state,
+    indptr,
+    indices,
+    data,
+    y,
+    seg_rows,
+    seg_indptr,
+    seg_cols,
+    seg_dim,  # type: ignore[no-untyped-def]
+    first_scored,
+    count_mistakes,
+    tick_at,
+    tick_pos,
+    curve_m,
+    curve_l,
+    base_m,
+    base_l,
+    out_label,
+    out_score,
+):
+    """:func:`_rows` on views of the state and the chunk that are not reference counted (see ``borrow``).
+
+    They are arguments of ``_rows``, so numba keeps every write to them.
+    """
+    return _rows(
+        borrow(state),
+        indptr,
+        borrow(indices),
+        borrow(data),
+        y,
+        seg_rows,
+        seg_indptr,
+        borrow(seg_cols),
+        seg_dim,
+        first_scored,
+        count_mistakes,
+        tick_at,
+        tick_pos,
+        curve_m,
+        curve_l,
+        base_m,
+        base_l,
+        out_label,
+        out_score,
+    )
 
 
 def log_ticks(n: int, per_decade: int = 20) -> np.ndarray:
@@ -43,7 +135,9 @@ def log_ticks(n: int, per_decade: int = 20) -> np.ndarray:
     """
     if n <= 0:
         return np.zeros(0, dtype=np.int64)
-    t = np.unique(np.round(np.logspace(0, np.log10(n), int(np.log10(n) * per_decade) + 2)).astype(np.int64))
+    t = np.unique(
+        np.round(np.logspace(0, np.log10(n), int(np.log10(n) * per_decade) + 2)).astype(np.int64)
+    )
     t = t[(t >= 1) & (t <= n)]
     return np.unique(np.concatenate([t, [n]]))
 
@@ -75,15 +169,27 @@ class PrequentialResult:
     def as_dict(self) -> dict[str, Any]:
         """JSON-able summary (curves as lists)."""
         return {
-            "n_rows": self.n_rows, "n_scored": self.n_scored, "mistakes": self.mistakes,
-            "accuracy": self.accuracy, "cumulative_loss": self.cumulative_loss, "seconds": self.seconds,
-            "curve_rows": self.curve_rows.tolist(), "curve_mistake_rate": self.curve_mistake_rate.tolist(),
-            "curve_loss": self.curve_loss.tolist(), **self.extra,
+            "n_rows": self.n_rows,
+            "n_scored": self.n_scored,
+            "mistakes": self.mistakes,
+            "accuracy": self.accuracy,
+            "cumulative_loss": self.cumulative_loss,
+            "seconds": self.seconds,
+            "curve_rows": self.curve_rows.tolist(),
+            "curve_mistake_rate": self.curve_mistake_rate.tolist(),
+            "curve_loss": self.curve_loss.tolist(),
+            **self.extra,
         }
 
 
-def prequential(learner: OnlineLearner, stream: Stream, *, eval_from: int | None = None,
-                keep_predictions: bool = False, chunk_rows: int = 65536) -> PrequentialResult:
+def prequential(
+    learner: OnlineLearner,
+    stream: Stream,
+    *,
+    eval_from: int | None = None,
+    keep_predictions: bool = False,
+    chunk_rows: int = 65536,
+) -> PrequentialResult:
     """Run ``learner`` test-then-train over ``stream`` on the compiled array path.
 
     Each row is predicted, then (if its visible features changed) the learner
@@ -108,17 +214,22 @@ def prequential(learner: OnlineLearner, stream: Stream, *, eval_from: int | None
     >>> r.mistakes, r.accuracy
     (1, 0.99)
     """
+    t0 = time.perf_counter()
     if learner.task == "multiclass" and getattr(learner, "n_classes", 0) is None:
-        learner.n_classes = int(np.max(stream.y)) + 1  # inferred from the stream's class codes
+        learner.n_classes = int(np.max(stream.y)) + 1  # type: ignore[attr-defined]  # inferred from the stream's class codes
         learner._reset()
     if not hasattr(learner, "feature_index_"):
         learner._reset()
-    if stream.task != learner.task and not (learner.task == "regression" and stream.task != "multiclass"):
+    if stream.task != learner.task and not (
+        learner.task == "regression" and stream.task != "multiclass"
+    ):
         from evofeat.base.errors import InputError
 
         raise InputError(
-            f"{type(learner).__name__} is a {learner.task} learner", expected=f"a {learner.task} stream",
-            received=f"a {stream.task} stream", fix="pick a learner for this task or another data set",
+            f"{type(learner).__name__} is a {learner.task} learner",
+            expected=f"a {learner.task} stream",
+            received=f"a {stream.task} stream",
+            fix="pick a learner for this task or another data set",
         )
     if learner.task == "binary":
         bad = ~np.isin(stream.y, (-1, 1))
@@ -127,7 +238,8 @@ def prequential(learner: OnlineLearner, stream: Stream, *, eval_from: int | None
 
             raise InputError(
                 f"{type(learner).__name__} is a binary classifier",
-                expected="labels in {-1, +1}", received=f"{np.unique(stream.y[bad])[:5].tolist()}",
+                expected="labels in {-1, +1}",
+                received=f"{np.unique(stream.y[bad])[:5].tolist()}",
                 fix="load the data with evofeat.datasets.load (binary labels become -1/+1)",
             )
     start_eval = int(stream.info.get("eval_from", 0) if eval_from is None else eval_from)
@@ -138,43 +250,56 @@ def prequential(learner: OnlineLearner, stream: Stream, *, eval_from: int | None
     tick_rows = start_eval + ticks  # global 1-based row counts at which the curve is sampled
     curve_m = np.zeros(ticks.size)
     curve_l = np.zeros(ticks.size)
+    tick_pos = np.zeros(1, dtype=np.int64)
     labels_all = np.empty(n) if keep_predictions else None
     scores_all = np.empty(n) if keep_predictions else None
-    is_reg = learner.task == "regression"
+    no_out = np.empty(0)
+    count_mistakes = learner.task != "regression"
     total_m = 0
     total_l = 0.0
-    t0 = time.perf_counter()
     compute = 0.0
     for ch in stream.chunks(col_map, seg_dim, size=chunk_rows):
         m = ch.y.shape[0]
-        out_label = np.empty(m)
-        out_score = np.empty(m)
-        out_loss = np.empty(m)
         c0 = time.perf_counter()
-        _run_chunk(learner._state, ch.indptr, ch.indices, ch.data, ch.y, ch.seg_rows, ch.seg_indptr,
-                   ch.seg_cols, ch.seg_dim, out_label, out_score, out_loss)
+        wrong, loss = _run_chunk(
+            learner._state,
+            ch.indptr,
+            ch.indices,
+            ch.data,
+            ch.y,
+            ch.seg_rows,
+            ch.seg_indptr,
+            ch.seg_cols,
+            ch.seg_dim,
+            max(0, start_eval - ch.start),
+            count_mistakes,
+            tick_rows - ch.start,
+            tick_pos,
+            curve_m,
+            curve_l,
+            float(total_m),
+            total_l,
+            no_out if labels_all is None else labels_all[ch.start : ch.start + m],
+            no_out if scores_all is None else scores_all[ch.start : ch.start + m],
+        )
         compute += time.perf_counter() - c0
-        scored = np.arange(ch.start, ch.start + m) >= start_eval
-        wrong = np.zeros(m) if is_reg else ((out_label != ch.y) & scored).astype(np.float64)
-        cm = total_m + np.cumsum(wrong)
-        cl = total_l + np.cumsum(np.where(scored, out_loss, 0.0))
-        inside = (tick_rows > ch.start) & (tick_rows <= ch.start + m)
-        curve_m[inside] = cm[tick_rows[inside] - ch.start - 1]
-        curve_l[inside] = cl[tick_rows[inside] - ch.start - 1]
-        total_m = int(round(cm[-1]))
-        total_l = float(cl[-1])
-        if labels_all is not None and scores_all is not None:
-            labels_all[ch.start: ch.start + m] = out_label
-            scores_all[ch.start: ch.start + m] = out_score
+        total_m += int(wrong)
+        total_l += float(loss)
     learner._visible = None  # the dict path re-announces visibility after an array run
     learner.n_learned_ += n
     seconds = time.perf_counter() - t0
     n_scored = n - start_eval
     return PrequentialResult(
-        n_rows=n, n_scored=n_scored, mistakes=total_m,
-        accuracy=1.0 - total_m / n_scored if n_scored and not is_reg else float("nan"),
-        cumulative_loss=total_l, seconds=seconds,
-        curve_rows=ticks, curve_mistake_rate=curve_m / np.maximum(ticks, 1),
+        n_rows=n,
+        n_scored=n_scored,
+        mistakes=total_m,
+        accuracy=1.0 - total_m / n_scored if n_scored and count_mistakes else float("nan"),
+        cumulative_loss=total_l,
+        seconds=seconds,
+        curve_rows=ticks,
+        curve_mistake_rate=curve_m / np.maximum(ticks, 1),
         curve_loss=curve_l / np.maximum(ticks, 1),
-        labels=labels_all, scores=scores_all, extra={"compute_seconds": compute},
+        labels=labels_all,
+        scores=scores_all,
+        extra={"compute_seconds": compute},
     )

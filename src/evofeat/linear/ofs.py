@@ -20,7 +20,9 @@ _OFS, _PE, _RAND, _OFSP = 0, 1, 2, 3  # modes (OFS_P: evofeat.linear.ofs_partial
 _P_MODE, _P_LR, _P_L2, _P_RADIUS, _P_BUDGET, _P_COUNT, _P_EPS, _P_ZERO = range(8)
 _N_B, _N_DIM, _N_VIS, _N_T, _N_SEED, _N_SEL, _N_DRAWS = range(7)
 _ZERO_SCORE = {"mistake": 1.0, "negative": 0.0}
-_HUGE = 1e150  # a step larger than this in units of v is renormalised first (its square stays finite)
+_HUGE = (
+    1e150  # a step larger than this in units of v is renormalised first (its square stays finite)
+)
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -130,7 +132,9 @@ def _step(state, idx):  # type: ignore[no-untyped-def]
     if not big < np.inf:
         return  # a step that overflowed (or NaN): skip it, the state stays finite
     if big > _HUGE * s[0]:
-        _fold_to(state, big)  # a huge row: the scale carries its magnitude, v and ||v||^2 stay finite
+        _fold_to(
+            state, big
+        )  # a huge row: the scale carries its magnitude, v and ||v||^2 stay finite
     m = 0
     extra = 0.0
     for k in range(idx.shape[0]):

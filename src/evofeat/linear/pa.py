@@ -147,11 +147,19 @@ class PA(OnlineLearner):
 
     def _check_params(self) -> None:
         if self.mode not in _MODES:
-            raise InputError("unknown PA mode", expected=" or ".join(_MODES), received=repr(self.mode),
-                             fix="pass mode='pa-i'")
+            raise InputError(
+                "unknown PA mode",
+                expected=" or ".join(_MODES),
+                received=repr(self.mode),
+                fix="pass mode='pa-i'",
+            )
         if not (isinstance(self.C, int | float) and self.C > 0 and np.isfinite(self.C)):
-            raise InputError("C must be positive", expected="a finite number > 0", received=repr(self.C),
-                             fix="pass C=1.0")
+            raise InputError(
+                "C must be positive",
+                expected="a finite number > 0",
+                received=repr(self.C),
+                fix="pass C=1.0",
+            )
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         return pa_reference(X, y, self.mode, self.C)
@@ -186,7 +194,9 @@ def _step_reference(w: np.ndarray, x: np.ndarray, ly: float, mode: str, C: float
     with np.errstate(over="ignore", under="ignore"):
         sq = float(x @ x)
         if _NORMAL <= sq <= MAX:
-            tau = {"pa": loss / sq, "pa-i": min(C, loss / sq), "pa-ii": loss / (sq + 1 / (2 * C))}[mode]
+            tau = {"pa": loss / sq, "pa-i": min(C, loss / sq), "pa-ii": loss / (sq + 1 / (2 * C))}[
+                mode
+            ]
             if abs(tau * y) <= MAX:
                 return saturate_reference(w + tau * y * x)
         m = float(np.max(np.abs(x), initial=0.0))

@@ -81,8 +81,12 @@ class Perceptron(OnlineLearner):
 
     def _check_params(self) -> None:
         if not (isinstance(self.lr, int | float) and self.lr > 0 and np.isfinite(self.lr)):
-            raise InputError("lr must be positive", expected="a finite number > 0", received=repr(self.lr),
-                             fix="pass lr=1.0")
+            raise InputError(
+                "lr must be positive",
+                expected="a finite number > 0",
+                received=repr(self.lr),
+                fix="pass lr=1.0",
+            )
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         return perceptron_reference(X, y, self.lr)

@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from evofeat.base.errors import InputError
-from evofeat.base.feature_index import FeatureIndex
+from evofeat.base.feature_index import FeatureIndex, sort_names
 
 __all__ = ["Chunk", "Stream"]
 
@@ -92,56 +92,95 @@ class Stream:
     name: str = ""
     info: dict[str, Any] = field(default_factory=dict)
     _nan_absent: bool = False
+    _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n, d = self.X.shape
         if n == 0:
-            raise InputError("the stream is empty", expected="at least one row", received="0 rows",
-                             fix="check the data file and the row selection")
+            raise InputError(
+                "the stream is empty",
+                expected="at least one row",
+                received="0 rows",
+                fix="check the data file and the row selection",
+            )
         self.y = np.asarray(self.y)
         if self.y.shape != (n,):
-            raise InputError("labels do not match the rows", expected=f"{n} labels",
-                             received=f"shape {self.y.shape}", fix="pass one label per row")
+            raise InputError(
+                "labels do not match the rows",
+                expected=f"{n} labels",
+                received=f"shape {self.y.shape}",
+                fix="pass one label per row",
+            )
         if len(self.feature_names) != d:
-            raise InputError("feature names do not match the columns", expected=f"{d} names",
-                             received=f"{len(self.feature_names)}", fix="pass one name per column")
+            raise InputError(
+                "feature names do not match the columns",
+                expected=f"{d} names",
+                received=f"{len(self.feature_names)}",
+                fix="pass one name per column",
+            )
         if len(set(self.feature_names)) != d:
-            raise InputError("duplicate feature names", expected="unique names",
-                             received="a repeated name", fix="rename the duplicated columns")
+            raise InputError(
+                "duplicate feature names",
+                expected="unique names",
+                received="a repeated name",
+                fix="rename the duplicated columns",
+            )
         self.seg_rows = np.asarray(self.seg_rows, dtype=np.int64)
         self.seg_masks = np.asarray(self.seg_masks, dtype=bool).reshape(-1, d)
         if self.seg_rows.size == 0 or self.seg_rows[0] != 0 or np.any(np.diff(self.seg_rows) <= 0):
-            raise InputError("bad segments", expected="increasing first rows starting at 0",
-                             received=str(self.seg_rows[:5]), fix="build streams with a scenario function")
+            raise InputError(
+                "bad segments",
+                expected="increasing first rows starting at 0",
+                received=str(self.seg_rows[:5]),
+                fix="build streams with a scenario function",
+            )
         if self.seg_masks.shape[0] != self.seg_rows.size:
-            raise InputError("bad segments", expected="one mask per segment",
-                             received=f"{self.seg_masks.shape[0]} masks for {self.seg_rows.size} segments",
-                             fix="build streams with a scenario function")
+            raise InputError(
+                "bad segments",
+                expected="one mask per segment",
+                received=f"{self.seg_masks.shape[0]} masks for {self.seg_rows.size} segments",
+                fix="build streams with a scenario function",
+            )
         values = self.X.data if sp.issparse(self.X) else self.X
         if not self._nan_absent and not np.all(np.isfinite(values)):
-            raise InputError("the data hold NaN or infinite values", expected="finite values",
-                             received="NaN/inf", fix="impute or drop them, or use Stream.from_dense to read NaN as absent")
+            raise InputError(
+                "the data hold NaN or infinite values",
+                expected="finite values",
+                received="NaN/inf",
+                fix="impute or drop them, or use Stream.from_dense to read NaN as absent",
+            )
         self.seg_rows, self.seg_masks = _compress(self.seg_rows, self.seg_masks)
 
     # ---------------------------------------------------------------- constructors
     @classmethod
-    def full(cls, X: Any, y: Any, feature_names: Sequence[Hashable] | None = None, **kw: Any) -> Stream:
+    def full(
+        cls, X: Any, y: Any, feature_names: Sequence[Hashable] | None = None, **kw: Any
+    ) -> Stream:
         """Every feature visible in every row."""
         d = X.shape[1]
-        names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
+        names: list[Hashable] = (
+            list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
+        )
         return cls(X, y, names, np.array([0]), np.ones((1, d), dtype=bool), **kw)
 
     @classmethod
-    def from_dense(cls, X: np.ndarray, y: Any, feature_names: Sequence[Hashable] | None = None,
-                   **kw: Any) -> Stream:
+    def from_dense(
+        cls, X: np.ndarray, y: Any, feature_names: Sequence[Hashable] | None = None, **kw: Any
+    ) -> Stream:
         """A dense array in which NaN marks an absent feature."""
         X = np.asarray(X, dtype=np.float64)
         n, d = X.shape
         if np.any(np.isinf(X)):
-            raise InputError("the data hold infinite values", expected="finite values or NaN for absent",
-                             received="inf", fix="clip or drop them")
+            raise InputError(
+                "the data hold infinite values",
+                expected="finite values or NaN for absent",
+                received="inf",
+                fix="clip or drop them",
+            )
         masks = ~np.isnan(X)
-        names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
+        names: list[Hashable] = (
+            list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
+        )
         rows, masks = _compress(np.arange(n), masks)
         return cls(X, y, names, rows, masks, _nan_absent=True, **kw)
 
@@ -184,7 +223,8 @@ class Stream:
 
     def to_dense(self) -> np.ndarray:
         """Dense values with NaN for absent entries (for references and small data)."""
-        X = self.X.toarray() if sp.issparse(self.X) else np.array(self.X, dtype=np.float64)
+        src: Any = self.X
+        X = src.toarray() if sp.issparse(src) else np.array(src, dtype=np.float64)
         X[~self.visible_mask()] = np.nan
         return X
 
@@ -193,7 +233,7 @@ class Stream:
         names = self.feature_names
         for start in range(0, self.n_rows, 4096):
             stop = min(self.n_rows, start + 4096)
-            block = self.X[start:stop]
+            block: Any = self.X[start:stop]
             block = block.toarray() if sp.issparse(block) else np.asarray(block)
             mask = self.visible_mask(start, stop)
             for i in range(stop - start):
@@ -205,74 +245,182 @@ class Stream:
         return self.X[order], self.y[order]
 
     # ---------------------------------------------------------------- compiled-loop input
+    def _entry_masks(self) -> np.ndarray:
+        """``(K, d)``: the features visible in each segment as the compiled loop is told them.
+
+        A segment's visible set; for :meth:`from_dense` input, that of its
+        first row (a segment of a NaN-marked array is a run of rows with the
+        same NaN pattern).
+        """
+        cached = self._cache.get("masks")
+        if cached is None:
+            cached = self.seg_masks
+            if self._nan_absent:
+                cached = cached & ~np.isnan(np.asarray(self.X[self.seg_rows]))
+            self._cache["masks"] = cached
+        return cached
+
+    def _first_order(self) -> tuple[np.ndarray, np.ndarray, list[Hashable]]:
+        """The columns in order of first visibility, where each segment's newcomers start, and their names.
+
+        Columns first visible in the same segment are in :func:`name_order`
+        of their names (as :meth:`FeatureIndex.add` numbers them); computed
+        once per stream.
+        """
+        cached = self._cache.get("order")
+        if cached is None:
+            masks = self._entry_masks()
+            seen = masks.any(axis=0)
+            first_seg = np.where(seen, np.argmax(masks, axis=0), masks.shape[0])
+            by_seg = np.argsort(first_seg, kind="stable")
+            bounds = np.searchsorted(first_seg[by_seg], np.arange(masks.shape[0] + 1))
+            names = self.feature_names
+            parts = []
+            ordered: list[Hashable] = []
+            for k in np.flatnonzero(
+                bounds[1:] > bounds[:-1]
+            ).tolist():  # the segments that bring features
+                cols = by_seg[bounds[k] : bounds[k + 1]]
+                if cols.size > 1:
+                    pos = {names[c]: c for c in cols.tolist()}
+                    group = sort_names(pos)
+                    cols = np.fromiter(map(pos.__getitem__, group), dtype=np.int64, count=cols.size)
+                    ordered.extend(group)
+                else:
+                    ordered.append(names[int(cols[0])])
+                parts.append(cols)
+            order = np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+            cached = (order, bounds.astype(np.int64), ordered)
+            self._cache["order"] = cached
+        return cached
+
     def internal_columns(self, fi: FeatureIndex) -> tuple[np.ndarray, np.ndarray]:
         """Register the features in ``fi`` in order of first visibility.
 
         Returns ``col_map`` (stream column -> internal column, -1 if never
         visible) and ``seg_dim`` (features seen once each segment starts).
         """
-        masks = self.seg_masks
-        seen_any = masks.any(axis=0)
-        first_seg = np.where(seen_any, np.argmax(masks, axis=0), -1)
-        seg_dim = np.empty(masks.shape[0], dtype=np.int64)
-        names = self.feature_names
-        order = np.argsort(first_seg, kind="stable")
-        boundaries = np.searchsorted(first_seg[order], np.arange(masks.shape[0] + 1))
-        if self._nan_absent:  # NaN cells make "visible" row-wise: use rows' first appearance
-            return self._internal_columns_rowwise(fi)
-        for k in range(masks.shape[0]):
-            cols = order[boundaries[k]:boundaries[k + 1]]
-            if cols.size:
-                fi.add([names[c] for c in cols])
+        order, bounds, ordered = self._first_order()
+        col_map = np.full(self.n_features, -1, dtype=np.int64)
+        if (
+            len(fi) == 0
+        ):  # a fresh learner: every visible feature is new, numbered in first-visibility order
+            fi.extend_new(ordered)
+            col_map[order] = np.arange(order.size)
+            return col_map, bounds[1:].copy()
+        seg_dim = np.empty(bounds.size - 1, dtype=np.int64)
+        for k in range(seg_dim.size):
+            fi.add(ordered[bounds[k] : bounds[k + 1]])
             seg_dim[k] = len(fi)
-        col_map = np.array([fi.get(n) for n in names], dtype=np.int64)
+        col_map[order] = np.fromiter(map(fi.__getitem__, ordered), dtype=np.int64, count=order.size)
         return col_map, seg_dim
 
-    def _internal_columns_rowwise(self, fi: FeatureIndex) -> tuple[np.ndarray, np.ndarray]:
-        seg_dim = np.empty(self.seg_rows.size, dtype=np.int64)
-        mask = self.visible_mask()
-        names = self.feature_names
-        for k, r in enumerate(self.seg_rows):
-            fi.add([names[c] for c in np.flatnonzero(mask[r])])
-            seg_dim[k] = len(fi)
-        col_map = np.array([fi.get(n) for n in names], dtype=np.int64)
-        return col_map, seg_dim
+    def _by_internal(self, col_map: np.ndarray) -> np.ndarray:
+        """The visible stream columns sorted by their internal column."""
+        order = self._first_order()[0]
+        if np.array_equal(
+            col_map[order], np.arange(order.size)
+        ):  # numbered by this stream (the usual case)
+            return order
+        by = np.argsort(col_map, kind="stable")
+        return by[np.count_nonzero(col_map < 0) :]
 
-    def chunks(self, col_map: np.ndarray, seg_dim: np.ndarray, size: int = 65536) -> Iterator[Chunk]:
-        """Yield the stream as :class:`Chunk` blocks of at most ``size`` rows."""
+    def chunks(
+        self, col_map: np.ndarray, seg_dim: np.ndarray, size: int = 65536
+    ) -> Iterator[Chunk]:
+        """Yield the stream as :class:`Chunk` blocks of at most ``size`` rows.
+
+        The work is O(stored values) a chunk (and O(d) once per segment, for
+        its visible set): no ``(rows, d)`` mask is built for sparse input.
+        """
         n = self.n_rows
         y = self.y.astype(np.float64)
+        masks = self._entry_masks()
+        full_seg: np.ndarray = np.asarray(masks.all(axis=1))
+        sparse = sp.issparse(self.X)
+        X: Any = self.X
+        by_internal = self._by_internal(col_map)
+        sorted_map = col_map[by_internal]  # increasing
+        mono = True
+        if sparse:
+            X = X if isinstance(X, sp.csr_matrix) else sp.csr_matrix(X)
+            vis = np.flatnonzero(col_map >= 0)
+            mono = bool(np.all(col_map[vis[1:]] > col_map[vis[:-1]])) and bool(X.has_sorted_indices)
         for start in range(0, n, size):
             stop = min(n, start + size)
-            block = self.X[start:stop]
-            mask = self.visible_mask(start, stop)
-            if sp.issparse(block):
-                block = sp.csr_matrix(block)
-                rows = np.repeat(np.arange(stop - start), np.diff(block.indptr))
-                keep = mask[rows, block.indices]
-                counts = np.bincount(rows[keep], minlength=stop - start)
-                indices = col_map[block.indices[keep]]
-                data = block.data[keep].astype(np.float64)
+            m = stop - start
+            lo = (
+                int(np.searchsorted(self.seg_rows, start, side="right")) - 1
+            )  # segment of the first row
+            hi = int(
+                np.searchsorted(self.seg_rows, stop, side="left")
+            )  # segments starting before stop
+            one_full = hi - lo == 1 and bool(full_seg[lo])
+            if sparse:
+                a, b = int(X.indptr[start]), int(X.indptr[stop])
+                counts = np.diff(X.indptr[start : stop + 1])
+                cols = X.indices[a:b]
+                data = X.data[a:b]
+                if not one_full:
+                    seg_of = np.repeat(
+                        np.searchsorted(self.seg_rows, np.arange(start, stop), side="right") - 1,
+                        counts,
+                    )
+                    keep = masks[seg_of, cols]
+                    rows = np.repeat(np.arange(m), counts)[keep]
+                    counts = np.bincount(rows, minlength=m)
+                    cols = cols[keep]
+                    data = data[keep]
+                indptr = np.zeros(m + 1, dtype=np.int64)
+                np.cumsum(counts, out=indptr[1:])
+                indices = col_map[cols]
+                data = np.asarray(data, dtype=np.float64)
+                if not mono:  # sort each row by internal column (on copies: the stream's arrays stay as they are)
+                    data = np.array(data, dtype=np.float64)
+                    csr = sp.csr_matrix(
+                        (data, indices, indptr), shape=(m, max(1, int(seg_dim[-1])))
+                    )
+                    csr.has_sorted_indices = False
+                    csr.sort_indices()
+                    indices, data = csr.indices, csr.data
             else:
-                rr, cc = np.nonzero(mask)
-                counts = np.bincount(rr, minlength=stop - start)
-                indices = col_map[cc]
-                data = np.asarray(block, dtype=np.float64)[rr, cc]
-            indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-            csr = sp.csr_matrix((data, indices, indptr), shape=(stop - start, max(1, int(seg_dim[-1]))))
-            csr.has_canonical_format = False
-            csr.sort_indices()
-            lo = np.searchsorted(self.seg_rows, start, side="left")
-            hi = np.searchsorted(self.seg_rows, stop, side="left")
-            segs = np.arange(lo, hi)
-            seg_cols_list = [np.sort(col_map[np.flatnonzero(self.seg_masks[k])]) for k in segs]
-            if self._nan_absent:
-                seg_cols_list = [np.sort(col_map[np.flatnonzero(mask[self.seg_rows[k] - start])]) for k in segs]
-            seg_indptr = np.concatenate([[0], np.cumsum([c.size for c in seg_cols_list])]).astype(np.int64)
-            seg_cols = (np.concatenate(seg_cols_list) if seg_cols_list else np.zeros(0)).astype(np.int64)
+                block = np.asarray(X[start:stop], dtype=np.float64)[
+                    :, by_internal
+                ]  # columns in internal order
+                if one_full and not self._nan_absent:  # every value of every row
+                    d = block.shape[1]
+                    indptr = np.arange(0, (m + 1) * d, d, dtype=np.int64)
+                    indices = np.tile(sorted_map, m)
+                    data = block.ravel()
+                else:
+                    seg_of = (
+                        np.searchsorted(self.seg_rows, np.arange(start, stop), side="right") - 1
+                    )
+                    present = masks[seg_of][:, by_internal]
+                    if self._nan_absent:
+                        present &= ~np.isnan(block)
+                    indptr = np.zeros(m + 1, dtype=np.int64)
+                    np.cumsum(present.sum(axis=1), out=indptr[1:])
+                    rr, cc = np.nonzero(present)
+                    indices = sorted_map[cc]
+                    data = block[rr, cc]
+            segs = np.arange(int(np.searchsorted(self.seg_rows, start, side="left")), hi)
+            seg_cols_list = [sorted_map[masks[k][by_internal]] for k in segs]
+            seg_indptr = np.zeros(segs.size + 1, dtype=np.int64)
+            np.cumsum([c.size for c in seg_cols_list], out=seg_indptr[1:])
+            seg_cols = (
+                np.concatenate(seg_cols_list).astype(np.int64)
+                if seg_cols_list
+                else np.zeros(0, np.int64)
+            )
             yield Chunk(
-                indptr=csr.indptr.astype(np.int64), indices=csr.indices.astype(np.int64),
-                data=csr.data.astype(np.float64), y=y[start:stop],
-                seg_rows=(self.seg_rows[segs] - start).astype(np.int64), seg_indptr=seg_indptr,
-                seg_cols=seg_cols, seg_dim=seg_dim[segs].astype(np.int64), start=start,
+                indptr=indptr,
+                indices=np.ascontiguousarray(indices, dtype=np.int64),
+                data=np.ascontiguousarray(data, dtype=np.float64),
+                y=y[start:stop],
+                seg_rows=(self.seg_rows[segs] - start).astype(np.int64),
+                seg_indptr=seg_indptr,
+                seg_cols=seg_cols,
+                seg_dim=seg_dim[segs].astype(np.int64),
+                start=start,
             )
