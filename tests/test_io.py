@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import zipfile
 from pathlib import Path
@@ -17,19 +16,7 @@ from evofeat.linear.pa import PA
 from evofeat.registry import ONLINE, make
 from evofeat.streams import trapezoidal
 
-
-def _available() -> list[str]:
-    names = []
-    for name, module in ONLINE.items():
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError:
-            continue
-        names.append(name)
-    return names
-
-
-NAMES = _available()
+NAMES = list(ONLINE)  # every registered online learner
 
 
 def _learner(name: str) -> OnlineLearner:

@@ -197,6 +197,8 @@ def read_table(
     try:
         if header is None:
             head = pd.read_csv(io.BytesIO(data), header=None, nrows=50, dtype=str, **kwargs)
+            if len(head) == 1 and not any(_numeric(str(v).strip()) for v in head.iloc[0]):
+                raise DataFormatError(f"{where} has a header line but no rows of data.")
             header = detect_header(head)
         frame = pd.read_csv(io.BytesIO(data), header=0 if header else None, **kwargs)
     except pd.errors.EmptyDataError as err:
@@ -253,10 +255,11 @@ def libsvm_bad_line(
                 return lineno, f"the value in {tok!r} is not a number"
             if not math.isfinite(v):
                 return lineno, f"{tok!r} holds a NaN or infinite value"
+            if i < (0 if zero_based else 1):
+                first = 0 if zero_based else 1
+                return lineno, f"index {i} in {tok!r}: indices of this file start at {first}"
             if i <= prev:
                 return lineno, f"indices must increase along a line, but {tok!r} follows {prev}"
-            if i < (0 if zero_based else 1):
-                return lineno, f"index {i} in {tok!r}: indices of this file start at 1"
             if n_features is not None and i > n_features - (1 if zero_based else 0):
                 return lineno, f"index {i} in {tok!r} exceeds the {n_features} features expected"
             prev = i
