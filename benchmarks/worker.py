@@ -386,7 +386,56 @@ def run_startup(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, Any]:
     return out
 
 
+def run_floor(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, Any]:
+    """The floor: PA-I (C = 1) as one compiled loop over the stream's CSR arrays, nothing else.
+
+    No feature index, no chunks, no visibility, no safety checks: the least a
+    prequential linear learner can cost on this machine (the issue's "compiled
+    plain PA-I"). Its time is both the CPU time and the compiled-loop time.
+    """
+    import numba as nb
+
+    @nb.njit(cache=False)
+    def pa1(indptr, indices, data, y, w):  # type: ignore[no-untyped-def]
+        wrong = 0
+        for i in range(y.shape[0]):
+            a, b = indptr[i], indptr[i + 1]
+            s = 0.0
+            for k in range(a, b):
+                s += w[indices[k]] * data[k]
+            if (1.0 if s > 0.0 else -1.0) != y[i]:
+                wrong += 1
+            loss = 1.0 - y[i] * s
+            if loss > 0.0:
+                sq = 0.0
+                for k in range(a, b):
+                    sq += data[k] * data[k]
+                if sq > 0.0:
+                    t = min(1.0, loss / sq) * y[i]
+                    for k in range(a, b):
+                        w[indices[k]] += t * data[k]
+        return wrong
+
+    A = sp.csr_matrix(X)
+    A.sort_indices()
+    yy = y.astype(np.float64)
+    args = (A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data.astype(np.float64))
+    pa1(*args, yy[: spec["warmup"]], np.zeros(A.shape[1]))
+    res: dict[str, Any] = {"cpu": [], "wall": [], "kernel_cpu": []}
+    for _ in range(spec["repeats"]):
+        w = np.zeros(A.shape[1])
+        c, wall, m = _timed(lambda w=w: pa1(*args, yy, w))
+        res["cpu"].append(c)
+        res["kernel_cpu"].append(c)
+        res["wall"].append(wall)
+        res["mistakes"] = int(m)
+        if _enough(res):
+            break
+    return res
+
+
 RUNNERS = {
+    "floor": run_floor,
     "evofeat": run_evofeat,
     "evofeat-dict": run_evofeat_dict,
     "river": run_river,

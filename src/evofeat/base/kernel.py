@@ -28,6 +28,17 @@ small row's arithmetic, its many array arguments each reference-counted.
 
 :func:`borrow` hands a compiled loop views of its argument arrays without
 reference counting, for the duration of one call (see its docstring).
+
+A learner's helpers that allocate nothing and return no array (and call
+only such functions) are compiled with :data:`leaf_jit` (numba's
+``njit(cache=True, _nrt=False)``):
+numba then emits no ``NRT_incref`` / ``NRT_decref`` call for each array
+argument on entry and exit, which it otherwise does even for the borrowed
+arrays (a call each); for OFS on the dense stream those calls were a
+quarter of the compiled time (``benchmarks/profile_kernels.py``). A helper
+that allocates (``np.zeros``, NumPy's sort, ``np.linalg``) keeps the
+runtime, and so must every function that calls it: numba compiles the
+callee without the runtime too and fails to type it.
 """
 
 from __future__ import annotations
@@ -36,13 +47,25 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import numba as nb
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-__all__ = ["borrow", "kernel_learn", "kernel_predict", "kernel_visible", "register_kernel"]
+__all__ = [
+    "borrow",
+    "kernel_learn",
+    "kernel_predict",
+    "kernel_visible",
+    "leaf_jit",
+    "register_kernel",
+]
 
 _KERNELS: dict[type, tuple[Any, Any, Any]] = {}
+
+#: ``@leaf_jit``: ``numba.njit(cache=True)`` without numba's runtime, for helpers that allocate
+#: nothing, return no array and call only such helpers (no reference-count calls; see above).
+leaf_jit = nb.njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 
 
 def register_kernel(

@@ -27,6 +27,8 @@ from typing import Any
 import numba as nb
 import numpy as np
 
+from evofeat.base.kernel import leaf_jit
+
 __all__ = [
     "MAX",
     "TINY",
@@ -50,7 +52,7 @@ TINY = 5e-324
 _NORMAL = 2.2250738585072014e-308
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def saturate(v):  # type: ignore[no-untyped-def]
     """``v`` clipped to ``[-MAX, MAX]`` (``+-inf`` becomes ``+-MAX``; finite values are unchanged)."""
     if v > MAX:
@@ -60,13 +62,13 @@ def saturate(v):  # type: ignore[no-untyped-def]
     return v
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def exponent(m):  # type: ignore[no-untyped-def]
     """``e`` with ``m 2^-e`` in ``[0.5, 1)`` for ``m > 0`` (0 for ``m = 0``)."""
     return math.frexp(m)[1]
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def unscale(t, e):  # type: ignore[no-untyped-def]
     """``t 2^e`` saturated at ``+-MAX``, and at ``+-TINY`` if ``t != 0`` underflows."""
     r = saturate(math.ldexp(t, e))
@@ -75,7 +77,7 @@ def unscale(t, e):  # type: ignore[no-untyped-def]
     return r
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _rescaled_dot(w, idx, val):  # type: ignore[no-untyped-def]
     mw = 0.0
     mv = 0.0
@@ -90,7 +92,7 @@ def _rescaled_dot(w, idx, val):  # type: ignore[no-untyped-def]
     return unscale(t, ew + ev)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def safe_dot(w, idx, val):  # type: ignore[no-untyped-def]
     """``w[idx] . val`` summed left to right; on overflow or underflow, recomputed rescaled (never NaN)."""
     s = 0.0
@@ -101,7 +103,7 @@ def safe_dot(w, idx, val):  # type: ignore[no-untyped-def]
     return _rescaled_dot(w, idx, val)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def safe_dotn(a, b, n):  # type: ignore[no-untyped-def]
     """``a[:n] . b[:n]`` with the overflow rule of :func:`safe_dot`."""
     s = 0.0
@@ -122,7 +124,7 @@ def safe_dotn(a, b, n):  # type: ignore[no-untyped-def]
     return unscale(t, ea + eb)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True)  # allocates its result: needs numba's runtime
 def safe_matvec(A, n, m, x):  # type: ignore[no-untyped-def]
     """``A[:n, :m] @ x[:m]``, each entry by :func:`safe_dotn` (a plain loop, no BLAS)."""
     out = np.zeros(n)
@@ -136,7 +138,7 @@ def safe_matvec(A, n, m, x):  # type: ignore[no-untyped-def]
     return out
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def safe_axpy(w, a, idx, val):  # type: ignore[no-untyped-def]
     """``w[idx] += a val``, each weight saturated at ``+-MAX``; nothing happens if ``a`` is not finite.
 

@@ -16,7 +16,8 @@ import numba as nb
 import numpy as np
 
 from evofeat.base import register_kernel
-from evofeat.linear._ops import dot, sq_norm
+from evofeat.base.kernel import leaf_jit
+from evofeat.linear._ops import dot, sort_prefix, sq_norm
 from evofeat.linear._topk import topk_heapify, topk_pop, topk_rebuild, topk_touch
 
 __all__ = ["STSDState", "budget_limit", "running_sum"]
@@ -51,7 +52,7 @@ class STSDState(NamedTuple):
     rng: np.ndarray  # uint64[1], splitmix64 state (STSD-I-rand)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _uniform(rng):  # type: ignore[no-untyped-def]
     """A uniform draw in [0, 1) from a splitmix64 stream (the same in every path)."""
     rng[0] += np.uint64(0x9E3779B97F4A7C15)
@@ -62,7 +63,7 @@ def _uniform(rng):  # type: ignore[no-untyped-def]
     return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def budget_limit(select, budget, d, original):  # type: ignore[no-untyped-def]
     """How many weights truncation keeps at dimension ``d`` (Alg. 3; the original code rounds)."""
     if select == _NONE:
@@ -79,7 +80,7 @@ def running_sum(total: float, terms: np.ndarray) -> float:
     return total
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _tau(rule, C, loss, sq, margin, original):  # type: ignore[no-untyped-def]
     """The step (Alg. 2); the original code divides by ||x||, not ||x||^2."""
     if rule == _PERCEPTRON:
@@ -102,7 +103,7 @@ def _predict(state, idx, val):  # type: ignore[no-untyped-def]
     return f, 1.0 if f > 0.0 else (-1.0 if f < 0.0 else 0.0)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _add(state, idx, val, a, lo, hi):  # type: ignore[no-untyped-def]
     """``w[c] += a * x[c]`` for the row's columns ``lo <= c < hi`` with ``x[c] != 0``.
 
@@ -126,7 +127,7 @@ def _add(state, idx, val, a, lo, hi):  # type: ignore[no-untyped-def]
         topk_rebuild(heap, pos, hsize, v, idx)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _fold_scale(state):  # type: ignore[no-untyped-def]
     """Multiply the scale into v (when it gets tiny), dropping weights that underflow."""
     v, heap, s = state.v, state.heap, state.s
@@ -137,12 +138,12 @@ def _fold_scale(state):  # type: ignore[no-untyped-def]
     topk_rebuild(heap, state.pos, state.hsize, v, heap[:0])
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _random_keep(state, k, n):  # type: ignore[no-untyped-def]
     """Keep a uniform k-subset of n coordinates (the support first, by column); zero the rest."""
     v, heap, pos, s = state.v, state.heap, state.pos, state.s
     m = state.hsize[0]
-    heap[:m].sort()
+    sort_prefix(heap, m)
     kept = 0
     for j in range(m):
         c = heap[j]
@@ -157,7 +158,7 @@ def _random_keep(state, k, n):  # type: ignore[no-untyped-def]
     topk_heapify(heap, pos, state.hsize, v)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _sparsify(state):  # type: ignore[no-untyped-def]
     """Project onto the L1 ball (a scale factor) and truncate to the budget (Alg. 1, 3)."""
     p, s = state.p, state.s

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import numba as nb
 
+from evofeat.base.kernel import leaf_jit
+
 __all__ = [
     "topk_build",
     "topk_heapify",
@@ -62,7 +64,7 @@ def _before(w, a, b):  # type: ignore[no-untyped-def]
     return a > b
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _sift_up(heap, pos, w, i):  # type: ignore[no-untyped-def]
     col = heap[i]
     while i > 0:
@@ -77,7 +79,7 @@ def _sift_up(heap, pos, w, i):  # type: ignore[no-untyped-def]
     pos[col] = i
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _sift_down(heap, pos, n, w, i):  # type: ignore[no-untyped-def]
     col = heap[i]
     while True:
@@ -97,7 +99,7 @@ def _sift_down(heap, pos, n, w, i):  # type: ignore[no-untyped-def]
     pos[col] = i
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _delete_at(heap, pos, hsize, w, i):  # type: ignore[no-untyped-def]
     n = hsize[0] - 1
     col = heap[i]
@@ -113,7 +115,7 @@ def _delete_at(heap, pos, hsize, w, i):  # type: ignore[no-untyped-def]
         _sift_down(heap, pos, n, w, i)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def topk_touch(heap, pos, hsize, w, col):  # type: ignore[no-untyped-def]
     """Restore the heap after ``w[col]`` changed (insert if new and non-zero, remove if now 0)."""
     i = pos[col]
@@ -134,7 +136,7 @@ def topk_touch(heap, pos, hsize, w, col):  # type: ignore[no-untyped-def]
         _sift_down(heap, pos, hsize[0], w, i)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def topk_remove(heap, pos, hsize, w, col):  # type: ignore[no-untyped-def]
     """Take ``col`` out of the heap if it is there (``w[col]`` is left as it is)."""
     i = pos[col]
@@ -142,13 +144,13 @@ def topk_remove(heap, pos, hsize, w, col):  # type: ignore[no-untyped-def]
         _delete_at(heap, pos, hsize, w, i)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def topk_min(heap, hsize):  # type: ignore[no-untyped-def]
     """The column that would be evicted next (-1 if the heap is empty)."""
     return heap[0] if hsize[0] > 0 else -1
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def topk_pop(heap, pos, hsize, w):  # type: ignore[no-untyped-def]
     """Remove and return the column that is evicted next (-1 if empty); ``w`` is left as it is."""
     if hsize[0] == 0:
@@ -158,7 +160,7 @@ def topk_pop(heap, pos, hsize, w):  # type: ignore[no-untyped-def]
     return col
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def topk_truncate(heap, pos, hsize, w, k):  # type: ignore[no-untyped-def]
     """Pop the smallest until at most ``k`` remain, zeroing their weights; return how many went."""
     removed = 0
@@ -170,7 +172,7 @@ def topk_truncate(heap, pos, hsize, w, k):  # type: ignore[no-untyped-def]
     return removed
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def topk_reset(heap, pos, hsize):  # type: ignore[no-untyped-def]
     """Empty the heap (O(size): only the entries in use are cleared)."""
     for i in range(hsize[0]):
@@ -178,7 +180,7 @@ def topk_reset(heap, pos, hsize):  # type: ignore[no-untyped-def]
     hsize[0] = 0
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def topk_heapify(heap, pos, hsize, w):  # type: ignore[no-untyped-def]
     """Restore the heap order of ``heap[:hsize]`` (columns in any order) and their ``pos`` (O(size))."""
     m = hsize[0]
@@ -188,7 +190,7 @@ def topk_heapify(heap, pos, hsize, w):  # type: ignore[no-untyped-def]
         _sift_down(heap, pos, m, w, i)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def topk_rebuild(heap, pos, hsize, w, cols):  # type: ignore[no-untyped-def]
     """After changing many weights at once: drop members whose ``w`` is now 0, add the columns of
     ``cols`` that are not members and have ``w != 0``, restore the heap order (O(size + len(cols)))."""
@@ -209,7 +211,7 @@ def topk_rebuild(heap, pos, hsize, w, cols):  # type: ignore[no-untyped-def]
     topk_heapify(heap, pos, hsize, w)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def topk_build(heap, pos, hsize, w, n):  # type: ignore[no-untyped-def]
     """Rebuild the heap from the non-zero entries of ``w[:n]`` (O(n))."""
     topk_reset(heap, pos, hsize)

@@ -10,6 +10,7 @@ import numba as nb
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner, register_kernel
+from evofeat.base.kernel import leaf_jit
 from evofeat.linear._ops import dot
 from evofeat.linear._topk import topk_pop, topk_touch
 
@@ -30,7 +31,7 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _mix(z):  # type: ignore[no-untyped-def]
     """SplitMix64's finaliser."""
     z = (z ^ (z >> np.uint64(30))) * _M1
@@ -38,7 +39,7 @@ def _mix(z):  # type: ignore[no-untyped-def]
     return z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def draw_uniform(seed, stream, k):  # type: ignore[no-untyped-def]
     """The ``k``-th uniform number in [0, 1) of ``stream`` under ``seed``.
 
@@ -71,7 +72,7 @@ class OFSState(NamedTuple):
     )  # [mode, lr, l2, radius, budget, budget_count (-1: none), epsilon, zero score is a mistake]
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _budget_of(p, dim):  # type: ignore[no-untyped-def]
     """B: ``budget_count``, else ``max(1, round(budget * dim))`` (halves round up, as MATLAB)."""
     if p[_P_COUNT] >= 1.0:
@@ -79,14 +80,14 @@ def _budget_of(p, dim):  # type: ignore[no-untyped-def]
     return max(1, int(np.floor(p[_P_BUDGET] * dim + 0.5)))
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _label(p, s):  # type: ignore[no-untyped-def]
     if s > 0.0:
         return 1.0
     return 0.0 if (s == 0.0 and p[_P_ZERO] == 1.0) else -1.0
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _fold_to(state, new_scale):  # type: ignore[no-untyped-def]
     """Re-express ``w = scale * v`` with ``scale = new_scale``; recompute ||v||^2 (O(support))."""
     factor = state.s[0] if new_scale == 1.0 else state.s[0] / new_scale
@@ -99,7 +100,7 @@ def _fold_to(state, new_scale):  # type: ignore[no-untyped-def]
     state.s[1] = sq
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _shrink(state, factor):  # type: ignore[no-untyped-def]
     """``w *= factor`` in O(1); the scale is folded back into ``v`` before it underflows."""
     state.s[0] *= factor
@@ -107,7 +108,7 @@ def _shrink(state, factor):  # type: ignore[no-untyped-def]
         _fold_to(state, 1.0)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _set(state, c, new):  # type: ignore[no-untyped-def]
     """``v[c] = new``, keeping ||v||^2 and the heap up to date (O(log B))."""
     old = state.v[c]
@@ -116,7 +117,7 @@ def _set(state, c, new):  # type: ignore[no-untyped-def]
     topk_touch(state.heap, state.pos, state.hsize, state.v, c)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _step(state, idx):  # type: ignore[no-untyped-def]
     """``w += dw`` (``dw[k]`` on column ``idx[k]``), project onto the L2 ball, keep the B largest |w|.
 

@@ -21,6 +21,7 @@ import numba as nb
 import numpy as np
 
 from evofeat.base import register_kernel
+from evofeat.base.kernel import leaf_jit
 from evofeat.linear._ops import dot
 from evofeat.linear.ofs import (
     _COMMON_DOC,
@@ -52,13 +53,13 @@ class OFSPState(OFSState):
     __slots__ = ()
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def explores(seed, t, epsilon):  # type: ignore[no-untyped-def]
     """Whether row ``t`` is an exploration row (drawn with probability ``epsilon``)."""
     return draw_uniform(seed, t, 0) < epsilon
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def mark_random(flag, pick, vis, m, B, seed, t):  # type: ignore[no-untyped-def]
     """Mark ``min(B, m)`` of the visible columns ``vis[:m]`` drawn uniformly (Floyd's algorithm).
 
@@ -77,14 +78,14 @@ def mark_random(flag, pick, vis, m, B, seed, t):  # type: ignore[no-untyped-def]
     return k
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def clear_marks(flag, pick, k):  # type: ignore[no-untyped-def]
     """Undo :func:`mark_random`."""
     for i in range(k):
         flag[pick[i]] = 0
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def masked_dot(w, flag, idx, val):  # type: ignore[no-untyped-def]
     """``w . x`` over the marked columns of the row, summed left to right."""
     s = 0.0
@@ -94,7 +95,7 @@ def masked_dot(w, flag, idx, val):  # type: ignore[no-untyped-def]
     return s
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _observe(state, idx, val):  # type: ignore[no-untyped-def]
     """Draw row t's attributes (marked in ``flag``); return (exploring, how many drawn, score)."""
     t, seed = state.n[_N_T], state.n[_N_SEED]

@@ -10,6 +10,7 @@ import numba as nb
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner, register_kernel
+from evofeat.base.kernel import leaf_jit
 from evofeat.linear._ops import sign_label, sq_norm
 from evofeat.linear._safe import (
     MAX,
@@ -38,7 +39,7 @@ def _predict(state, idx, val):  # type: ignore[no-untyped-def]
     return s, sign_label(s)
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _step_size(mode, C, loss, sq_norm):  # type: ignore[no-untyped-def]
     if mode == 0:
         return loss / sq_norm
@@ -47,7 +48,7 @@ def _step_size(mode, C, loss, sq_norm):  # type: ignore[no-untyped-def]
     return loss / (sq_norm + 1.0 / (2.0 * C))
 
 
-@nb.njit(cache=True)
+@leaf_jit
 def _rescaled_step(mode, C, loss, e, sqs):  # type: ignore[no-untyped-def]
     """``tau 2^e``: the step on the row rescaled to ``x 2^-e`` (``sqs`` its squared norm).
 
