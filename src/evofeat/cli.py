@@ -172,6 +172,12 @@ pooled over the test folds; n_selected is the mean over the folds.
 @click.option(
     "--label-column", default=None, help="Label column of a CSV file (default: the last)."
 )
+@click.option(
+    "--protocol",
+    default=None,
+    help="A paper's settings for this data set and learner (stsd-authors, stsd-paper, ofs, "
+    "ofs-unit-norm; see evofeat.experiments.protocols); the other flags override them.",
+)
 @click.option("--repeats", default=1, show_default=True, type=click.IntRange(1))
 @click.option(
     "--seed", default=0, show_default=True, type=int, help="Base seed; repeat r uses seed + r."
@@ -204,6 +210,7 @@ def run(
     scenario_params: tuple[str, ...],
     preprocess: str,
     label_column: str | None,
+    protocol: str | None,
     repeats: int,
     seed: int,
     perm_file: str | None,
@@ -225,6 +232,7 @@ def run(
             seed,
             perm_file,
             jobs,
+            protocol,
         )
         if out:
             _write_out(df, summary, Path(out))
@@ -343,6 +351,7 @@ def _run(
     seed: int,
     perm_file: str | None,
     jobs: int,
+    protocol: str | None = None,
 ) -> tuple[dict[str, Any], Any]:
     from evofeat.evaluate import repeat
     from evofeat.evaluate.batch import check_scenario
@@ -352,6 +361,13 @@ def _run(
     lp = _parse_params(params, "--param")
     sp_ = _parse_params(scenario_params, "--scenario-param")
     kind = kind_of(learner)
+    proto = None
+    if protocol:  # a paper's settings, the flags given on top
+        from evofeat.experiments.protocols import cli_setting
+
+        proto = cli_setting(protocol, learner, dataset, lp, sp_, scenario, preprocess, perm_file)
+        lp, sp_, scenario = dict(proto.params), dict(proto.scenario_params), proto.scenario
+        preprocess = proto.preprocess
     scenario = check_scenario(learner, scenario)  # online learners: the given one or full
     make(learner, **lp)  # validate the name and the parameters before any work
     if kind != "online" and perm_file:
@@ -369,6 +385,18 @@ def _run(
 
         stream = LibsvmStream(stream_path)
         df = repeat(learner, stream, scenario, repeats=1, n_jobs=1, params=lp, seed=seed)
+    elif proto is not None:
+        from evofeat.experiments.protocols import protocol_runner
+
+        df = repeat(
+            learner,
+            proto,
+            scenario,
+            repeats=repeats,
+            n_jobs=jobs,
+            runner=protocol_runner,
+            seed=seed,
+        )
     else:
         from evofeat.datasets import load
 
@@ -412,6 +440,7 @@ def _run(
         "kind": kind,
         "params": lp,
         "dataset": dataset,
+        "protocol": protocol,
         "scenario": scenario,
         "scenario_params": sp_,
         "preprocess": preprocess,

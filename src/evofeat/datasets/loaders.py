@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from .dataset import TASKS, Dataset
 from .encode import CATEGORICAL_MODES, MISSING_POLICIES, RawColumn, encode_features, encode_labels
 from .errors import DataFormatError
-from .preprocessing import PREPROCESSORS
+from .preprocessing import check_preprocess
 from .preprocessing import preprocess as apply_preprocessing
 from .readers import (
     LineMap,
@@ -346,10 +346,7 @@ def load(
     >>> round(float(abs(load("diabetes", preprocess="zscore").X.mean(axis=0)).max()), 12)
     0.0
     """
-    if preprocess not in PREPROCESSORS:
-        raise ValueError(
-            f"unknown preprocessing {preprocess!r}; registered: {', '.join(sorted(PREPROCESSORS))}"
-        )
+    check_preprocess(preprocess)  # one name or a chain (zscore,unit-norm)
     if categorical not in CATEGORICAL_MODES:
         raise ValueError(f"categorical must be one of {CATEGORICAL_MODES}, got {categorical!r}")
     if missing not in MISSING_POLICIES:

@@ -20,6 +20,14 @@ Built in:
 ``"minmax"``
     Per column to ``[0, 1]``; constant columns become 0. Sparse input stays
     sparse when no stored value is negative (then every zero maps to 0).
+``"stsd-original"``
+    The STSD authors' preprocessing (:func:`stsd_original_preprocessing`):
+    z-score each column with the sample std, z-score again, unit rows.
+
+A comma-separated chain applies its steps left to right:
+``"zscore,unit-norm"`` (the OFS paper's preprocessing) z-scores each column,
+then scales each row to unit norm. ``"zscore+unit-norm"`` is the same chain
+(the spelling of the OFS experiments' stored cells).
 """
 
 from __future__ import annotations
@@ -32,7 +40,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
-__all__ = ["PREPROCESSORS", "Preprocessor", "preprocess", "register_preprocessor"]
+__all__ = [
+    "PREPROCESSORS",
+    "Preprocessor",
+    "check_preprocess",
+    "preprocess",
+    "register_preprocessor",
+    "stsd_original_preprocessing",
+]
 
 Matrix: TypeAlias = np.ndarray | sp.csr_matrix
 Preprocessor: TypeAlias = Callable[[Matrix], Matrix]
@@ -113,11 +128,25 @@ def _unit_norm(X: Matrix) -> Matrix:
     return A
 
 
-def _stsd_original(X: Matrix) -> Matrix:
-    """The STSD authors' preprocessing (lives with the STSD learners; imported on use)."""
-    from evofeat.linear.stsd import stsd_original_preprocessing
+def stsd_original_preprocessing(X: Matrix) -> np.ndarray:
+    """The STSD authors' preprocessing, applied once to the whole data set by their MATLAB drivers.
 
-    return stsd_original_preprocessing(X)
+    Each column is z-scored with the sample standard deviation (``ddof=1``,
+    MATLAB's ``zscore``; a constant column becomes 0), z-scored again, then
+    each row is scaled to unit L2 norm over all its features (a zero row
+    stays zero). Sparse input is densified. Registered as the preprocessor
+    ``"stsd-original"`` (``load(name, preprocess="stsd-original")``).
+
+    >>> Z = stsd_original_preprocessing(np.array([[1.0, 5.0], [3.0, 5.0], [2.0, 5.0]]))
+    >>> Z.round(3).tolist()
+    [[-1.0, 0.0], [1.0, 0.0], [0.0, 0.0]]
+    """
+    A = np.array(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+    for _ in range(2):
+        sd = A.std(axis=0, ddof=1) if A.shape[0] > 1 else np.zeros(A.shape[1])
+        A = (A - A.mean(axis=0)) / np.where(sd == 0, 1.0, sd)
+    norms = np.linalg.norm(A, axis=1, keepdims=True)
+    return A / np.where(norms == 0, 1.0, norms)
 
 
 PREPROCESSORS: dict[str, Preprocessor] = {
@@ -125,8 +154,39 @@ PREPROCESSORS: dict[str, Preprocessor] = {
     "zscore": _zscore,
     "unit-norm": _unit_norm,
     "minmax": _minmax,
-    "stsd-original": _stsd_original,
+    "stsd-original": stsd_original_preprocessing,
 }
+
+
+def _steps(name: str) -> list[str]:
+    """The steps of a chain: ``"zscore,unit-norm"`` (or ``+``) -> ``["zscore", "unit-norm"]``."""
+    return (
+        [s.strip() for s in name.replace("+", ",").split(",")]
+        if "," in name or "+" in name
+        else [name]
+    )
+
+
+def check_preprocess(name: str) -> list[str]:
+    """The steps of the preprocessing ``name`` (one name or a chain); ValueError on an unknown step.
+
+    >>> check_preprocess("zscore,unit-norm")
+    ['zscore', 'unit-norm']
+    >>> check_preprocess("zscore,unit")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown preprocessing 'unit' in 'zscore,unit'; registered: minmax, none, stsd-original, unit-norm, zscore. Chain them with commas (zscore,unit-norm); add one with evofeat.datasets.register_preprocessor(name, fn).
+    """
+    steps = _steps(name) if isinstance(name, str) else [name]
+    for step in steps:
+        if not isinstance(step, str) or step not in PREPROCESSORS:
+            where = f" in {name!r}" if len(steps) > 1 else ""
+            raise ValueError(
+                f"unknown preprocessing {step!r}{where}; registered: "
+                f"{', '.join(sorted(PREPROCESSORS))}. Chain them with commas (zscore,unit-norm); "
+                "add one with evofeat.datasets.register_preprocessor(name, fn)."
+            )
+    return steps
 
 
 def preprocess(X: Matrix, name: str) -> Matrix:
@@ -140,7 +200,8 @@ def preprocess(X: Matrix, name: str) -> Matrix:
         A key of :data:`PREPROCESSORS`: ``"none"``, ``"zscore"``,
         ``"unit-norm"``, ``"minmax"``, ``"stsd-original"`` (the STSD
         authors' z-score twice then unit rows), or one added with
-        :func:`register_preprocessor`.
+        :func:`register_preprocessor`; or a comma-separated chain of them,
+        applied left to right (``"zscore,unit-norm"``).
 
     Returns
     -------
@@ -156,15 +217,12 @@ def preprocess(X: Matrix, name: str) -> Matrix:
     [[-1.0, 0.0], [1.0, 0.0]]
     >>> preprocess(X, "unit-norm").round(3).tolist()
     [[0.196, 0.981], [0.514, 0.857]]
+    >>> preprocess(X, "zscore,unit-norm").round(3).tolist()
+    [[-1.0, 0.0], [1.0, 0.0]]
     """
-    try:
-        fn = PREPROCESSORS[name]
-    except (KeyError, TypeError):
-        raise ValueError(
-            f"unknown preprocessing {name!r}; registered: {', '.join(sorted(PREPROCESSORS))}. "
-            "Add one with evofeat.datasets.register_preprocessor(name, fn)."
-        ) from None
-    return fn(X)
+    for step in check_preprocess(name):
+        X = PREPROCESSORS[step](X)
+    return X
 
 
 def register_preprocessor(name: str, fn: Preprocessor, *, overwrite: bool = False) -> None:
