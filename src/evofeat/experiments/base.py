@@ -70,7 +70,11 @@ class Paper:
     """Base class of a paper's experiment protocol.
 
     Subclasses set :attr:`name` and :attr:`title` and implement
-    :meth:`cells`, :meth:`run_cell` and :meth:`write_report`.
+    :meth:`cells`, :meth:`run_cell` and :meth:`write_report`; they may
+    override :meth:`requires` (the data a cell reads: a cell whose data is
+    absent is skipped and listed in the report), :meth:`comparison` (the
+    published cells beside ours: ``comparison.csv``) and :meth:`pairs`
+    (the paired tests).
     ``run_cell`` must be a deterministic function of the cell (seeds come
     from ``cell.repeat``) and return a JSON-able dict of metrics; it runs in
     a worker process, so it must not rely on state set in the parent.
@@ -78,6 +82,20 @@ class Paper:
 
     name: str = ""
     title: str = ""
+    #: How many repeats the paper states (printed beside the repeats a run made).
+    paper_repeats: str = ""
+
+    def requires(self, cell: Cell) -> tuple[str, ...]:
+        """The registry data sets ``cell`` reads (a name the registry does not know is not checked)."""
+        return (cell.dataset,)
+
+    def comparison(self, results: pd.DataFrame) -> list[Any]:
+        """One :class:`evofeat.report.compare.Row` per published cell (none by default)."""
+        return []
+
+    def pairs(self, results: pd.DataFrame) -> list[Any]:
+        """The :class:`evofeat.report.compare.Pair` objects of the paired tests (none by default)."""
+        return []
 
     def cells(self, quick: bool = False) -> list[Cell]:
         """All cells of the protocol; ``quick`` gives a small subset for smoke runs."""

@@ -250,7 +250,7 @@ def command(
     'evofeat run --protocol stsd-authors --learner stsd-i --dataset magic04 --repeats 20 --param C=0.001'
     """
     base = setting(protocol, dataset, learner)
-    parts = ["evofeat run --protocol", protocol, "--learner", learner, "--dataset", dataset]
+    parts = ["--protocol", protocol, "--learner", learner, "--dataset", dataset]
     parts += ["--repeats", str(repeats)]
     for k, v in (params or {}).items():
         if base.params.get(k) != v:
@@ -258,7 +258,7 @@ def command(
     for k, v in (scenario_params or {}).items():
         if base.scenario_params.get(k) != v:
             parts += ["--scenario-param", f"{k}={_fmt(v)}"]
-    return " ".join(shlex.quote(p) if " " in p else p for p in parts)
+    return "evofeat run " + " ".join(shlex.quote(p) for p in parts)
 
 
 def cli_setting(

@@ -9,6 +9,7 @@ from typing import Any
 
 from evofeat.experiments import get_paper
 from evofeat.experiments.base import Cell, Paper
+from evofeat.experiments.finish import available_cells, finish_report
 from evofeat.experiments.store import ResultStore
 
 __all__ = ["reproduce", "run_cells"]
@@ -62,7 +63,7 @@ def reproduce(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     store = ResultStore(out / "results.sqlite")
-    cells = paper.cells(quick)
+    cells, skipped = available_cells(paper, paper.cells(quick))  # absent data: listed
     done = store.done_keys(paper.name)
     todo = [c for c in cells if c.key not in done]
     total = len(cells)
@@ -77,10 +78,17 @@ def reproduce(
             progress(finished, total)
     results = store.results(paper.name, cells)
     command = command or f"evofeat reproduce {paper_name}{' --quick' if quick else ''} --out {out}"
-    return _write_report_atomically(paper, results, out, command)
+    return _write_report_atomically(paper, results, out, command, quick, skipped)
 
 
-def _write_report_atomically(paper: Paper, results: Any, out: Path, command: str) -> Path:
+def _write_report_atomically(
+    paper: Paper,
+    results: Any,
+    out: Path,
+    command: str,
+    quick: bool = False,
+    skipped: list[tuple[str, str]] | None = None,
+) -> Path:
     """Write the report in a scratch folder, then move each file into ``out`` (report.md last)."""
     import shutil
     import tempfile
@@ -88,6 +96,7 @@ def _write_report_atomically(paper: Paper, results: Any, out: Path, command: str
     tmp = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
     try:
         paper.write_report(results, tmp, command)
+        finish_report(paper, results, tmp, quick, skipped or [])
         files = sorted(
             (p for p in tmp.rglob("*") if p.is_file()), key=lambda p: p.name == "report.md"
         )

@@ -1,0 +1,126 @@
+"""Why published cells are missed: each paper's explanations and the rows they cover.
+
+This is data. ``EXPLANATIONS[paper]`` maps an explanation id to its text,
+the experiment that tests it and how far it is established; ``RULES[paper]``
+assigns an id to a comparison row outside 2σ by patterns on
+``table|dataset|method|setting`` (``fnmatch`` syntax; the first match wins).
+An investigation drops its finding here: edit the text and status, name the
+experiment, point ``note`` at its write-up under
+``docs/reports/investigations/``, and add rules for the rows it explains.
+
+Examples
+--------
+>>> from evofeat.report.compare import Row
+>>> row = Row("ofs", "table8", "ijcnn1", "PE_trun", "B=0.1", 62283.0, 200.0, 104676.0, 300.0)
+>>> explain("ofs", row)
+'ofs-table8-protocol'
+"""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+
+from evofeat.report.compare import Explanation, Row
+
+__all__ = ["EXPLANATIONS", "RULES", "explain"]
+
+_E = Explanation
+_INV = "docs/reports/investigations/"
+
+EXPLANATIONS: dict[str, dict[str, Explanation]] = {
+    "stsd": {
+        "stsd-schedule": _E(
+            "stsd-schedule",
+            "The published numbers follow the authors' code on 4 stages (0.1, 0.4, 0.7, 1.0 of the "
+            "features) for every algorithm, not the drivers' 10 stages nor the text's 10 parts.",
+            "the report's schedule table (`--protocol stsd-authors --scenario-param "
+            "fractions=0.1,0.4,0.7,1.0`)",
+            "tested",
+        ),
+        "stsd-rand-stream": _E(
+            "stsd-rand-stream",
+            "STSD-I-rand draws random subsets from MATLAB's random stream, which cannot be replayed: "
+            "its cells can only agree statistically.",
+            "none possible without MATLAB's stream",
+            "plausible",
+        ),
+        "stsd-unexplained": _E(
+            "stsd-unexplained",
+            "No variant tried (paper text, drivers' schedule, 4 stages) reaches this cell.",
+            "investigation pending",
+            "open",
+            _INV + "stsd.md",
+        ),
+    },
+    "ofs": {
+        "ofs-table8-protocol": _E(
+            "ofs-table8-protocol",
+            "Table 8's protocol (normalisation, bias, the score of 0, PE_trun's rule) is not "
+            "recovered: six preprocessing variants do not come near the paper.",
+            "investigation against LIBOL/SOL's conventions",
+            "open",
+            _INV + "ofs-table8.md",
+        ),
+        "ofs-rand-draw": _E(
+            "ofs-rand-draw",
+            "The paper does not say how RAND draws its features; ours keeps one random set per "
+            "permutation, so its spread is larger than the paper's.",
+            "RAND with a per-row draw against a per-run draw",
+            "open",
+            _INV + "ofs-rand.md",
+        ),
+        "ofs-mrmr": _E(
+            "ofs-mrmr",
+            "Our mRMR (NumPy, mean ± 0.5 std discretisation) is not Peng's reference code.",
+            "our mRMR against pymrmr / mrmr-selection on Colon",
+            "open",
+            _INV + "ofs-mrmr.md",
+        ),
+    },
+    "fesl": {
+        "fesl-variance": _E(
+            "fesl-variance",
+            "The caption calls the second number a variance: read as one, the spread is its square "
+            "root and the cell's z shrinks.",
+            "z under both readings (std and variance)",
+            "open",
+            _INV + "fesl-variance.md",
+        ),
+        "fesl-majority": _E(
+            "fesl-majority",
+            "The paper's value sits near the majority-class rate (NOGD does not use the map).",
+            "majority-class accuracy beside each cell",
+            "open",
+            _INV + "fesl-nogd.md",
+        ),
+    },
+    "opid": {
+        "opid-estage": _E(
+            "opid-estage",
+            "Eq. 17 as stated drives w1 to 0, so OPID reduces to ridge on [Z, X_a]; the paper's "
+            "number needs something the text does not state.",
+            "the E-stage diagnostics (C-stage model alone, w1's norm)",
+            "open",
+            _INV + "opid-estage.md",
+        ),
+    },
+}
+
+RULES: dict[str, list[tuple[str, str]]] = {
+    "stsd": [("*|*|STSD-I-rand|*", "stsd-rand-stream"), ("*", "stsd-unexplained")],
+    "ofs": [
+        ("table8|*", "ofs-table8-protocol"),
+        ("*|*|RAND|*", "ofs-rand-draw"),
+        ("table5|*", "ofs-mrmr"),
+    ],
+    "fesl": [("*|*|NOGD|*", "fesl-majority"), ("*", "fesl-variance")],
+    "opid": [("*", "opid-estage")],
+}
+
+
+def explain(paper: str, row: Row) -> str:
+    """The explanation id of ``row`` (a cell outside 2σ) under ``RULES[paper]``, or ""."""
+    if row.verdict != "outside 2σ":
+        return ""
+    key = f"{row.table}|{row.dataset}|{row.method}|{row.setting}"
+    return next((e for pat, e in RULES.get(paper, []) if fnmatchcase(key, pat)), "")
