@@ -20,6 +20,8 @@ from typing import Any, ClassVar, NamedTuple
 import numba as nb
 import numpy as np
 
+from evofeat._core import loop as _loop
+from evofeat._core.core import Core
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex
 from evofeat.base.kernel import kernel_learn, kernel_predict, kernel_visible
@@ -119,12 +121,14 @@ class OnlineLearner:
     # Slots, so that neither is an attribute of the model (saved by evofeat.io as such): _vis, the
     # dict path's last announced features (pickled through __getstate__; saved as _visible), and
     # _entry, the compiled row functions' entry points for the current state object (see _entries).
-    __slots__ = ("__dict__", "__weakref__", "_entry", "_vis")
+    __slots__ = ("__dict__", "__weakref__", "_buf", "_entry", "_vis")
 
     #: "binary" (labels -1/+1), "regression" (float) or "multiclass" (int codes).
     task: ClassVar[str] = "binary"
     #: State fields indexed by feature on their first axis.
     per_feature: ClassVar[tuple[str, ...]] = ("w",)
+    #: Whether :meth:`_make_state` builds a compiled :class:`~evofeat._core.core.Core`.
+    _compiled_core: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ parameters
     @classmethod
@@ -213,6 +217,7 @@ class OnlineLearner:
         for name in old._fields:
             arr = getattr(old, name)
             if name in self.per_feature:
+                arr = np.asarray(arr)
                 grown = np.zeros((new_cap, *arr.shape[1:]), dtype=arr.dtype)
                 grown[: arr.shape[0]] = arr
                 self._init_grown(name, grown, arr.shape[0])
@@ -343,6 +348,8 @@ class OnlineLearner:
         if not hasattr(self, "feature_index_"):
             self._reset()
         target = self._encode_label(y)
+        if isinstance(self._state, Core) or (self._state is None and self._compiled_core):
+            return self._learn_core(x, target)
         keys, vals = self._row(x)
         fi = self.feature_index_
         state = self._state
@@ -364,10 +371,53 @@ class OnlineLearner:
         self.n_learned_ += 1
         return self
 
+    def _row_buffer(self) -> Any:
+        try:
+            return self._buf
+        except AttributeError:
+            self._buf = _loop.RowBuffer()
+            return self._buf
+
+    def _dict_row(self, x: Mapping[Hashable, float]) -> dict[Hashable, Any]:
+        if type(x) is dict:
+            return x
+        if not isinstance(x, Mapping):
+            self._row(x)  # raises the clear error
+        return dict(x)
+
+    def _learn_core(self, x: Mapping[Hashable, float], target: float) -> OnlineLearner:
+        """:meth:`learn_one` on a compiled :class:`~evofeat._core.core.Core` (the dict walked in C)."""
+        row = self._dict_row(x)
+        fi = self.feature_index_
+        buf = self._row_buffer()
+        if self._state is not None:
+            code = _loop.learn_dict(
+                self._state, row, fi._lookup(), target, self._vis, len(fi.names), buf
+            )
+            if code == _loop.OK:
+                self.n_learned_ += 1
+                return self
+            if code != _loop.UNSEEN:
+                self._values(row)  # raises the clear error, before any feature is added
+        else:
+            self._values(row)
+        fi.add(row)
+        self._ensure_capacity(len(fi))
+        _loop.learn_dict(self._state, row, fi._lookup(), target, self._vis, len(fi.names), buf)
+        self.n_learned_ += 1
+        return self
+
     def _score_one(self, x: Mapping[Hashable, float]) -> tuple[float, float] | None:
         state = getattr(self, "_state", None)
         if state is None:
             return None
+        if isinstance(state, Core):
+            code, score, label = _loop.predict_dict(
+                state, self._dict_row(x), self.feature_index_._lookup(), self._row_buffer()
+            )
+            if code != _loop.OK:
+                self._values(x)  # raises the clear error
+            return score, label
         keys, vals = self._row(x)
         code, score, label = self._entries(state)[2](state, self.feature_index_.columns(keys), vals)
         if code != _OK:
@@ -404,7 +454,7 @@ class OnlineLearner:
         """The per-feature array ``field`` over the features seen so far."""
         if getattr(self, "_state", None) is None:
             return np.zeros(0)
-        arr: np.ndarray = getattr(self._state, field)[: len(self.feature_index_)]
+        arr = np.asarray(getattr(self._state, field))[: len(self.feature_index_)]
         return arr.copy()
 
     @property

@@ -9,6 +9,8 @@ from typing import Any
 import numba as nb
 import numpy as np
 
+from evofeat._core.core import Core
+from evofeat._core.loop import run_chunk
 from evofeat.base.kernel import borrow, kernel_learn, kernel_predict, kernel_visible
 from evofeat.base.learner import OnlineLearner
 from evofeat.streams.stream import Stream
@@ -125,6 +127,14 @@ def _run_chunk(
         out_label,
         out_score,
     )
+
+
+def _i64(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _f64(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 def log_ticks(n: int, per_decade: int = 20) -> np.ndarray:
@@ -258,19 +268,21 @@ def prequential(
     total_m = 0
     total_l = 0.0
     compute = 0.0
+    compiled = isinstance(learner._state, Core)
+    loop = run_chunk if compiled else _run_chunk
     for ch in stream.chunks(col_map, seg_dim, size=chunk_rows):
         m = ch.y.shape[0]
         c0 = time.perf_counter()
-        wrong, loss = _run_chunk(
+        wrong, loss = loop(
             learner._state,
-            ch.indptr,
-            ch.indices,
-            ch.data,
-            ch.y,
-            ch.seg_rows,
-            ch.seg_indptr,
-            ch.seg_cols,
-            ch.seg_dim,
+            _i64(ch.indptr),
+            _i64(ch.indices),
+            _f64(ch.data),
+            _f64(ch.y),
+            _i64(ch.seg_rows),
+            _i64(ch.seg_indptr),
+            _i64(ch.seg_cols),
+            _i64(ch.seg_dim),
             max(0, start_eval - ch.start),
             count_mistakes,
             tick_rows - ch.start,

@@ -4,101 +4,17 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
-from evofeat.base import InputError, OnlineLearner, register_kernel
-from evofeat.base.kernel import leaf_jit
-from evofeat.linear._ops import sign_label, sq_norm
-from evofeat.linear._safe import (
-    MAX,
-    dot_reference,
-    exponent,
-    safe_axpy,
-    safe_dot,
-    saturate,
-    saturate_reference,
-)
+from evofeat.base import InputError, OnlineLearner
+from evofeat.linear._pa import PACore
+from evofeat.linear._safe import MAX, dot_reference, saturate_reference
 
 __all__ = ["PA", "pa_reference"]
 
 _MODES = {"pa": 0, "pa-i": 1, "pa-ii": 2}
 _NORMAL = 2.2250738585072014e-308  # the smallest positive normal double
-
-
-class PAState(NamedTuple):
-    w: np.ndarray  # weights, one per feature
-    p: np.ndarray  # [mode, C]
-
-
-@nb.njit(cache=True)
-def _predict(state, idx, val):  # type: ignore[no-untyped-def]
-    s = safe_dot(state.w, idx, val)
-    return s, sign_label(s)
-
-
-@leaf_jit
-def _step_size(mode, C, loss, sq_norm):  # type: ignore[no-untyped-def]
-    if mode == 0:
-        return loss / sq_norm
-    if mode == 1:
-        return min(C, loss / sq_norm)
-    return loss / (sq_norm + 1.0 / (2.0 * C))
-
-
-@leaf_jit
-def _rescaled_step(mode, C, loss, e, sqs):  # type: ignore[no-untyped-def]
-    """``tau 2^e``: the step on the row rescaled to ``x 2^-e`` (``sqs`` its squared norm).
-
-    ``||x||^2 = 2^(2e) sqs`` over- or underflowed; ``tau x = (tau 2^e) (x 2^-e)``
-    is computed without forming it.
-    """
-    if mode == 2:
-        if e > 0:
-            return math.ldexp(loss / (sqs + math.ldexp(1.0 / (2.0 * C), -2 * e)), -e)
-        return loss * math.ldexp(1.0, e) / (math.ldexp(sqs, 2 * e) + 1.0 / (2.0 * C))
-    r = loss / sqs
-    if mode == 1 and not math.ldexp(r, -2 * e) < C:
-        return math.ldexp(C, e)
-    return math.ldexp(r, -e)
-
-
-@nb.njit(cache=True)
-def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
-    loss = max(0.0, 1.0 - y * score)
-    if loss == 0.0:
-        return 0.0
-    sq = sq_norm(val)
-    if _NORMAL <= sq <= MAX:
-        a = _step_size(int(state.p[0]), state.p[1], loss, sq) * y
-        if safe_axpy(state.w, a, idx, val):
-            return loss
-    m = 0.0
-    for k in range(val.shape[0]):
-        m = max(m, abs(val[k]))
-    if m == 0.0:  # a zero row: nothing to learn
-        return loss
-    e = exponent(m)
-    sqs = 0.0
-    for k in range(val.shape[0]):
-        v = math.ldexp(val[k], -e)
-        sqs += v * v
-    c = _rescaled_step(int(state.p[0]), state.p[1], loss, e, sqs) * y
-    if abs(c) <= MAX:
-        w = state.w
-        for k in range(idx.shape[0]):
-            w[idx[k]] = saturate(w[idx[k]] + c * math.ldexp(val[k], -e))
-    return loss
-
-
-@nb.njit(cache=True)
-def _visible(state, cols, dim):  # type: ignore[no-untyped-def]
-    pass
-
-
-register_kernel(PAState, _predict, _learn, _visible)
 
 
 class PA(OnlineLearner):
@@ -165,8 +81,10 @@ class PA(OnlineLearner):
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         return pa_reference(X, y, self.mode, self.C)
 
-    def _make_state(self, capacity: int) -> PAState:
-        return PAState(w=np.zeros(capacity), p=np.array([_MODES[self.mode], float(self.C)]))
+    _compiled_core = True
+
+    def _make_state(self, capacity: int) -> PACore:
+        return PACore(w=np.zeros(capacity), mode=_MODES[self.mode], C=float(self.C))
 
 
 def pa_reference(X: np.ndarray, y: np.ndarray, mode: str = "pa-i", C: float = 1.0) -> np.ndarray:

@@ -2,43 +2,13 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-import numba as nb
 import numpy as np
 
-from evofeat.base import InputError, OnlineLearner, register_kernel
-from evofeat.linear._ops import sign_label
-from evofeat.linear._safe import dot_reference, safe_axpy, safe_dot, saturate_reference
+from evofeat.base import InputError, OnlineLearner
+from evofeat.linear._perceptron import PerceptronCore
+from evofeat.linear._safe import dot_reference, saturate_reference
 
 __all__ = ["Perceptron", "perceptron_reference"]
-
-
-class PerceptronState(NamedTuple):
-    w: np.ndarray  # weights, one per feature
-    p: np.ndarray  # [lr]
-
-
-@nb.njit(cache=True)
-def _predict(state, idx, val):  # type: ignore[no-untyped-def]
-    s = safe_dot(state.w, idx, val)
-    return s, sign_label(s)
-
-
-@nb.njit(cache=True)
-def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
-    if y * score > 0.0:
-        return 0.0
-    safe_axpy(state.w, state.p[0] * y, idx, val)
-    return 1.0
-
-
-@nb.njit(cache=True)
-def _visible(state, cols, dim):  # type: ignore[no-untyped-def]
-    pass
-
-
-register_kernel(PerceptronState, _predict, _learn, _visible)
 
 
 class Perceptron(OnlineLearner):
@@ -91,8 +61,10 @@ class Perceptron(OnlineLearner):
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         return perceptron_reference(X, y, self.lr)
 
-    def _make_state(self, capacity: int) -> PerceptronState:
-        return PerceptronState(w=np.zeros(capacity), p=np.array([float(self.lr)]))
+    _compiled_core = True
+
+    def _make_state(self, capacity: int) -> PerceptronCore:
+        return PerceptronCore(w=np.zeros(capacity), lr=float(self.lr))
 
 
 def perceptron_reference(X: np.ndarray, y: np.ndarray, lr: float = 1.0) -> np.ndarray:

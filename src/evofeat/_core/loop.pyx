@@ -1,0 +1,217 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The one prequential loop and the dict path, over any :class:`evofeat._core.core.Core`.
+
+:func:`run_chunk` predicts, announces visibility, learns and records, row by
+row, for a block of CSR rows. :func:`learn_dict` and :func:`predict_dict`
+walk a River-style ``{name: value}`` row in C through the feature index's
+name -> column dict, with the same math as the array path.
+"""
+
+from cpython.dict cimport PyDict_GetItem, PyDict_Next
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_AsDouble, PyFloat_CheckExact
+from cpython.long cimport PyLong_AsSsize_t
+from cpython.object cimport PyObject
+from cpython.exc cimport PyErr_Clear, PyErr_Occurred
+from libc.math cimport isfinite
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc, qsort
+
+from evofeat._core.core cimport Core
+
+#: codes returned by the dict path
+OK = 0
+NOT_FINITE = 1
+UNSEEN = 2
+NOT_NUMERIC = 3
+
+
+def run_chunk(
+    Core core,
+    const int64_t[::1] indptr,
+    const int64_t[::1] indices,
+    const double[::1] data,
+    const double[::1] y,
+    const int64_t[::1] seg_rows,
+    const int64_t[::1] seg_indptr,
+    const int64_t[::1] seg_cols,
+    const int64_t[::1] seg_dim,
+    Py_ssize_t first_scored,
+    bint count_mistakes,
+    const int64_t[::1] tick_at,
+    int64_t[::1] tick_pos,
+    double[::1] curve_m,
+    double[::1] curve_l,
+    double base_m,
+    double base_l,
+    double[::1] out_label,
+    double[::1] out_score,
+):
+    """Predict, announce visibility, learn, row by row; record the running totals at the curve's ticks.
+
+    ``tick_at`` are the curve's rows as chunk positions (1-based, increasing;
+    from ``tick_pos[0]`` on); ``curve_m`` / ``curve_l`` receive ``base_m`` /
+    ``base_l`` plus the chunk's running mistakes / loss of the scored rows
+    (those from ``first_scored`` on). Returns the chunk's mistakes and loss.
+    ``out_label`` / ``out_score`` get every prediction when they are not empty.
+    """
+    cdef bint keep = out_label.shape[0] > 0
+    cdef Py_ssize_t n_tick = tick_at.shape[0], n_seg = seg_rows.shape[0]
+    cdef Py_ssize_t t = tick_pos[0], k = 0, i, a, b
+    cdef int64_t wrong = 0
+    cdef double loss_sum = 0.0, score, label, loss
+    cdef const int64_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    cdef const double* dp = &data[0] if data.shape[0] > 0 else NULL
+    cdef const int64_t* sp = &seg_cols[0] if seg_cols.shape[0] > 0 else NULL
+    for i in range(y.shape[0]):
+        a = indptr[i]
+        b = indptr[i + 1]
+        score = core.predict(ip + a, dp + a, b - a, &label)
+        if keep:
+            out_label[i] = label
+            out_score[i] = score
+        if k < n_seg and seg_rows[k] == i:
+            core.visible(sp + seg_indptr[k], seg_indptr[k + 1] - seg_indptr[k], seg_dim[k])
+            k += 1
+        loss = core.learn(ip + a, dp + a, b - a, y[i], score)
+        if i >= first_scored:
+            if count_mistakes and label != y[i]:
+                wrong += 1
+            loss_sum += loss
+        if t < n_tick and tick_at[t] == i + 1:
+            curve_m[t] = base_m + wrong
+            curve_l[t] = base_l + loss_sum
+            t += 1
+    tick_pos[0] = t
+    return wrong, loss_sum
+
+
+cdef struct Entry:
+    int64_t col
+    double val
+
+
+cdef int _by_col(const void* a, const void* b) noexcept nogil:
+    cdef int64_t ca = (<const Entry*> a).col, cb = (<const Entry*> b).col
+    return (ca > cb) - (ca < cb)
+
+
+cdef class RowBuffer:
+    """Scratch space for one dict row: its known entries sorted by column (grows as needed).
+
+    >>> buf = RowBuffer()
+    >>> buf.capacity >= 8
+    True
+    """
+
+    cdef Entry* entries
+    cdef int64_t* idx
+    cdef double* val
+    cdef readonly Py_ssize_t capacity
+
+    def __cinit__(self, Py_ssize_t capacity=8):
+        self.entries = NULL
+        self.idx = NULL
+        self.val = NULL
+        self._grow(capacity)
+
+    def __dealloc__(self):
+        free(self.entries)
+        free(self.idx)
+        free(self.val)
+
+    cdef int _grow(self, Py_ssize_t capacity) except -1:
+        free(self.entries)
+        free(self.idx)
+        free(self.val)
+        self.capacity = max(8, capacity)
+        self.entries = <Entry*> malloc(self.capacity * sizeof(Entry))
+        self.idx = <int64_t*> malloc(self.capacity * sizeof(int64_t))
+        self.val = <double*> malloc(self.capacity * sizeof(double))
+        if self.entries is NULL or self.idx is NULL or self.val is NULL:
+            raise MemoryError("no memory for a row buffer")
+        return 0
+
+    def __reduce__(self):
+        return (RowBuffer, (self.capacity,))
+
+    cdef int gather(self, dict x, dict col_of, bint need_all, Py_ssize_t* m_out) except -1:
+        """Fill ``idx`` / ``val`` with the row's known entries by column; return a code."""
+        cdef Py_ssize_t pos = 0, m = 0, k
+        cdef PyObject* key
+        cdef PyObject* value
+        cdef PyObject* col
+        cdef double v
+        cdef int64_t c, prev = -1
+        cdef bint in_order = True, unseen = False
+        if len(x) > self.capacity:
+            self._grow(2 * len(x))
+        while PyDict_Next(x, &pos, &key, &value):
+            if PyFloat_CheckExact(<object> value):
+                v = PyFloat_AS_DOUBLE(<object> value)
+            else:
+                v = PyFloat_AsDouble(<object> value)
+                if v == -1.0 and PyErr_Occurred():
+                    PyErr_Clear()
+                    return NOT_NUMERIC
+            if not isfinite(v):
+                return NOT_FINITE
+            col = PyDict_GetItem(col_of, <object> key)
+            if col is NULL:
+                unseen = True
+                continue
+            c = PyLong_AsSsize_t(<object> col)
+            self.entries[m].col = c
+            self.entries[m].val = v
+            in_order = in_order and c > prev
+            prev = c
+            m += 1
+        if unseen and need_all:
+            return UNSEEN
+        if not in_order:
+            qsort(self.entries, m, sizeof(Entry), _by_col)
+        for k in range(m):
+            self.idx[k] = self.entries[k].col
+            self.val[k] = self.entries[k].val
+        m_out[0] = m
+        return OK
+
+
+def predict_dict(Core core, dict x, dict col_of, RowBuffer buf):
+    """``(code, score, label)`` of the dict row ``x`` (unseen keys are skipped)."""
+    cdef Py_ssize_t m = 0
+    cdef double label = 0.0, score
+    cdef int code = buf.gather(x, col_of, False, &m)
+    if code != OK:
+        return code, 0.0, 0.0
+    score = core.predict(buf.idx, buf.val, m, &label)
+    return OK, score, label
+
+
+def learn_dict(Core core, dict x, dict col_of, double y, int64_t[::1] vis, Py_ssize_t dim,
+               RowBuffer buf):
+    """Predict, announce the row's features if they differ from ``vis``, learn; return a code.
+
+    ``vis[0]`` is the count of the last announced columns (-1: none), ``vis[1:]``
+    the columns. An unseen key returns ``UNSEEN`` before anything changes.
+    """
+    cdef Py_ssize_t m = 0, k
+    cdef double label = 0.0, score
+    cdef int code = buf.gather(x, col_of, True, &m)
+    if code != OK:
+        return code
+    cdef const int64_t* idx = buf.idx
+    cdef const double* val = buf.val
+    score = core.predict(idx, val, m, &label)
+    cdef bint changed = vis[0] != m
+    if not changed:
+        for k in range(m):
+            if vis[k + 1] != idx[k]:
+                changed = True
+                break
+    if changed:
+        vis[0] = m
+        for k in range(m):
+            vis[k + 1] = idx[k]
+        core.visible(idx, m, dim)
+    core.learn(idx, val, m, y, score)
+    return OK

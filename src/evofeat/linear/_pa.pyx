@@ -1,0 +1,76 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The Passive-Aggressive family's math (see :mod:`evofeat.linear.pa`)."""
+
+from libc.math cimport fabs, ldexp
+from libc.stdint cimport int64_t
+
+from evofeat._core.core cimport Core
+from evofeat._core.safe cimport (
+    MAX, NORMAL, exponent, fmax0, safe_axpy, safe_dot, saturate, sign_label, sq_norm,
+)
+
+#: ``mode`` codes
+PA_PLAIN, PA_I, PA_II = 0, 1, 2
+
+
+cdef class PACore(Core):
+    """``w``: one weight per feature; ``mode``: 0 PA, 1 PA-I, 2 PA-II; ``C``: aggressiveness."""
+
+    cdef public double[::1] w
+    cdef public int mode
+    cdef public double C
+
+    _fields = ("w", "mode", "C")
+
+    cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                        double* label) noexcept:
+        cdef double s = safe_dot(&self.w[0], idx, val, n)
+        label[0] = sign_label(s)
+        return s
+
+    cdef inline double step(self, double loss, double sq) noexcept:
+        """``tau`` (Crammer et al. 2006, Eq. 6-8)."""
+        if self.mode == 0:
+            return loss / sq
+        if self.mode == 1:
+            return min(self.C, loss / sq)
+        return loss / (sq + 1.0 / (2.0 * self.C))
+
+    cdef inline double rescaled_step(self, double loss, int e, double sqs) noexcept:
+        """``tau 2^e``: the step on the row rescaled to ``x 2^-e`` (``sqs`` its squared norm)."""
+        cdef double r
+        if self.mode == 2:
+            if e > 0:
+                return ldexp(loss / (sqs + ldexp(1.0 / (2.0 * self.C), -2 * e)), -e)
+            return loss * ldexp(1.0, e) / (ldexp(sqs, 2 * e) + 1.0 / (2.0 * self.C))
+        r = loss / sqs
+        if self.mode == 1 and not ldexp(r, -2 * e) < self.C:
+            return ldexp(self.C, e)
+        return ldexp(r, -e)
+
+    cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                      double y, double score) noexcept:
+        cdef double loss = fmax0(0.0, 1.0 - y * score)
+        if loss == 0.0:
+            return 0.0
+        cdef double* w = &self.w[0]
+        cdef double sq = sq_norm(val, n)
+        if NORMAL <= sq <= MAX:
+            if safe_axpy(w, self.step(loss, sq) * y, idx, val, n):
+                return loss
+        # ||x||^2 over- or underflowed: the step on the row rescaled by a power of two
+        cdef double m = 0.0, sqs = 0.0, v, c
+        cdef Py_ssize_t k
+        for k in range(n):
+            m = fmax0(m, fabs(val[k]))
+        if m == 0.0:  # a zero row: nothing to learn
+            return loss
+        cdef int e = exponent(m)
+        for k in range(n):
+            v = ldexp(val[k], -e)
+            sqs += v * v
+        c = self.rescaled_step(loss, e, sqs) * y
+        if fabs(c) <= MAX:
+            for k in range(n):
+                w[idx[k]] = saturate(w[idx[k]] + c * ldexp(val[k], -e))
+        return loss
