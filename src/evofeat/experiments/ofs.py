@@ -15,16 +15,17 @@ Table 2 and Table 8 are shown under two of them.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell, Paper
 from evofeat.report import diff_in_std, markdown_table, mean_std, published, save_figure
+from evofeat.report.compare import Pair, Row
+from evofeat.report.explanations import explain
 from evofeat.report.figures import new_figure
 
 __all__ = ["PAPER", "OFSPaper", "mrmr_order", "mutual_information"]
@@ -47,21 +48,6 @@ PAPER_NAME = {"svmguide3": "svmguid3", "covtype-binary": "covtype", "colon": "Co
 #: mRMR's mutual information discretises each feature at mean +- 0.5 std (Ding and Peng 2005).
 MRMR_THRESHOLD = 0.5
 KNN = 5
-
-
-@cache
-def dataset(name: str, preprocess: str = PREPROCESS) -> Any:
-    """The data set as the paper used it: ``preprocess`` steps joined by ``+``, over all rows, densified."""
-    from evofeat.datasets import load
-    from evofeat.datasets import preprocess as apply
-
-    ds = load(name)
-    rows = ROWS.get(name, ds.n_rows)
-    X = ds.X[:rows]
-    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
-    for step in preprocess.split("+"):
-        X = apply(X, step)
-    return replace(ds, X=X, y=ds.y[:rows], preprocessing=preprocess)
 
 
 def mutual_information(a: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -131,7 +117,7 @@ def _selection_errors(method: str, repeat: int, preprocess: str) -> dict[str, An
     from evofeat.linear.ofs import OFS
     from evofeat.streams import full
 
-    data = dataset("colon", preprocess)
+    data = protocols.load_setting("colon", None, None, preprocess)
     order = np.random.default_rng(repeat).permutation(data.n_rows)
     X, y = data.X[order], data.y[order]
     half = data.n_rows // 2
@@ -206,18 +192,16 @@ class OFSPaper(Paper):
         return out
 
     def run_cell(self, cell: Cell) -> dict[str, Any]:
-        from evofeat.evaluate import run_once
 
         prep = cell.params["preprocess"]
         if cell.table == "table5":
             return _selection_errors(cell.method, cell.repeat, prep)
         method = "ofs" if cell.method == "ogd" else cell.method
-        params: dict[str, Any] = {"budget": cell.params["budget"]}
-        if method == "rand":
-            params["seed"] = cell.repeat
-        res = run_once(
-            method, dataset(cell.dataset, prep), "full", params=params, repeat=cell.repeat, seed=0
+        proto = "ofs" if prep == PREPROCESS else "ofs-unit-norm"
+        st = protocols.setting(
+            proto, cell.dataset, method, params={"budget": cell.params["budget"]}
         )
+        res = protocols.run_setting(method, st, cell.repeat)
         out = {
             "mistakes": res.mistakes,
             "n_rows": res.n_rows,
@@ -230,6 +214,60 @@ class OFSPaper(Paper):
                 curve_rows=res.curve_rows.tolist(),
                 curve_mistake_rate=res.curve_mistake_rate.tolist(),
             )
+        return out
+
+    paper_repeats = str(REPEATS)
+
+    def comparison(self, results: pd.DataFrame) -> list[Row]:
+        """Every published cell of Tables 2-6 and 8 beside ours (z-score then unit rows)."""
+        res, rows = _Results(results), []
+        ours = {v: k for k, v in PAPER_NAME.items()}
+        for table, metric in (("table2", "mistakes"), ("table8", "mistakes")):
+            for rec in published("ofs")[table]:
+                ds, m = ours.get(rec["dataset"], rec["dataset"]), _method(rec["algorithm"])
+                v = res.get(table, ds, m)[metric].to_numpy(dtype=float)
+                cmd = protocols.command("ofs", ds, m, v.size or REPEATS)
+                rows.append(_row(table, rec, "B=0.1 d", metric, v, cmd))
+        for table in ("table3", "table4"):
+            for rec in published("ofs")[table]:
+                m, rho = _method(rec["algorithm"]), rec["rho"]
+                v = res.get(table, "colon", m, rho)["mistake_rate"].to_numpy(dtype=float)
+                if rec["dataset"] != "Colon":
+                    v = v[:0]
+                cmd = protocols.command(
+                    "ofs", "colon", m, v.size or REPEATS, params={"budget": rho}
+                )
+                rows.append(_row(table, rec, f"rho={rho}", "mistake_rate", v, cmd))
+        for table in ("table5", "table6"):
+            for rec in published("ofs")[table]:
+                frame = res.get("table5", "colon", _method(rec["algorithm"]), None)
+                key = "ogd_error" if rec["classifier"] == "OGD" else "knn_error"
+                errs = np.array(list(frame[key]), dtype=float) if not frame.empty else None
+                v = (
+                    errs[:, FRACTIONS.index(rec["fraction"])]
+                    if errs is not None and rec["dataset"] == "Colon"
+                    else np.zeros(0)
+                )
+                setting = f"{rec['classifier']}, fraction={rec['fraction']}"
+                rows.append(_row(table, rec, setting, "error_rate", v, "(batch selection: no run)"))
+        return rows
+
+    def pairs(self, results: pd.DataFrame) -> list[Pair]:
+        """OFS against RAND and PE_trun on the same permutations (Tables 2, 4 and 8)."""
+        res, out = _Results(results), []
+        for table, sets, budgets, metric in (
+            ("table2", TABLE2_DATA, (0.1,), "mistakes"),
+            ("table8", BIG_DATA, (0.1,), "mistakes"),
+            ("table4", ("colon",), RHO, "mistake_rate"),
+        ):
+            for ds in sets:
+                for b in budgets:
+                    ofs = res.get(table, ds, "ofs", b)[metric].to_numpy(dtype=float)
+                    for m in ("rand", "pe-trun"):
+                        other = res.get(table, ds, m, b)[metric].to_numpy(dtype=float)
+                        if ofs.size > 1 and other.size == ofs.size:
+                            label = f"{ds} B={b}"
+                            out.append(Pair(table, label, "OFS", METHODS[m], ofs, other, False))
         return out
 
     def write_report(self, results: pd.DataFrame, out: Path, command: str) -> Path:
@@ -286,6 +324,30 @@ class _Results:
         ):  # the 0.1 point of Figure 2 is Table 2's
             return self._groups.get(("table2", ds, method, 0.1, prep), empty)
         return found
+
+
+def _method(algorithm: str) -> str:
+    """The registry name of a published algorithm name."""
+    return {v: k for k, v in METHODS.items()}.get(algorithm, algorithm.lower())
+
+
+def _row(
+    table: str, rec: dict[str, Any], setting: str, metric: str, v: np.ndarray, cmd: str
+) -> Row:
+    row = Row(
+        "ofs",
+        table,
+        rec["dataset"],
+        rec["algorithm"],
+        setting,
+        rec[f"{metric}_mean"],
+        rec[f"{metric}_std"],
+        float(v.mean()) if v.size else float("nan"),
+        float(v.std(ddof=1)) if v.size > 1 else float("nan"),
+        command=cmd if v.size else "",
+    )
+    row.explanation_id = explain("ofs", row)
+    return row
 
 
 def _published(table: str) -> dict[tuple[Any, ...], dict[str, Any]]:

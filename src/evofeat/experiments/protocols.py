@@ -171,13 +171,14 @@ def setting(protocol: str, dataset: str, learner: str, **override: Any) -> Setti
 
 @cache
 def load_setting(source: str, rows: int | None, cols: int | None, preprocess: str) -> Any:
-    """The data set of a setting: ``rows`` x ``cols`` of ``source``, densified, then preprocessed."""
+    """The data set of a setting: ``rows`` x ``cols`` of ``source``, densified, then preprocessed.
+
+    Densified first, so every protocol runs its learners on dense rows whatever the file's format.
+    """
     from evofeat.datasets import load
     from evofeat.datasets.preprocessing import preprocess as apply
 
     ds = load(source)
-    if rows is None and cols is None:
-        return load(source, preprocess=preprocess) if preprocess != "none" else ds
     X = ds.X[: rows or ds.n_rows, : cols or ds.n_features]
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
     return replace(

@@ -134,14 +134,21 @@ def write_comparison_csv(rows: Iterable[Row], path: Path) -> Path:
     return path
 
 
-def _counts(rows: Sequence[Row]) -> str:
+def _counts(rows: Sequence[Row], explanations: dict[str, Explanation]) -> str:
     run = [r for r in rows if r.verdict != "not run"]
     n = {v: sum(r.verdict == v for r in run) for v in ("within 1σ", "within 2σ", "outside 2σ")}
-    explained = sum(r.verdict == "outside 2σ" and bool(r.explanation_id) for r in run)
+    settled = ("tested", "plausible")
+    explained = sum(
+        r.verdict == "outside 2σ"
+        and r.explanation_id in explanations
+        and explanations[r.explanation_id].status in settled
+        for r in run
+    )
     return (
         f"{len(run)} of {len(rows)} published cells run: {n['within 1σ']} within 1σ, "
         f"{n['within 1σ'] + n['within 2σ']} within 2σ, {n['outside 2σ']} outside 2σ "
-        f"({explained} of them with an explanation); {len(rows) - len(run)} not run"
+        f"({explained} of them with a tested or plausible explanation); "
+        f"{len(rows) - len(run)} not run"
     )
 
 
@@ -177,7 +184,7 @@ def comparison_section(rows: Sequence[Row], explanations: dict[str, Explanation]
     ]
     return (
         "## Every published cell\n\n"
-        f"{_counts(rows)}. z = (ours - paper) / the paper's std; the same rows are in "
+        f"{_counts(rows, explanations)}. z = (ours - paper) / the paper's std; the same rows are in "
         "`comparison.csv`. Each row's command regenerates our number.\n\n"
         + markdown_table(body, [*head, "command"])
         + ("\n\n### Explanations\n\n" + "\n".join(notes) if notes else "")
