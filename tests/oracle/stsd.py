@@ -1,0 +1,180 @@
+"""STSD, STSD-I, STSD-II and the baselines -all, -rand, -per (Zhang et al., ICDM 2015).
+
+Written from the paper (Alg. 1-3, Eq. 2-8; ../shared/papers/README.md restates
+them) with an explicit weight vector ``w``, and, separately, from the rules of
+the authors' MATLAB code as :class:`evofeat.linear.STSD`'s docstring states
+them (``variant="original-code"``).
+
+The paper, one round: predict ``sign(w . x~)`` (0: no decision); hinge loss
+``l = max(0, 1 - y w . x~)``; if ``l > 0`` (perceptron rule: ``y w . x <= 0``)
+``w <- [w + tau y x~, tau y x^]`` with ``tau`` of Eq. 5, 7 or 8 (``||x||`` of
+the whole row); then, every round, scale onto the L1 ball
+``w <- min(1, lambda / ||w||_1) w`` and keep the ``max(1, floor(B d))``
+largest ``|w|`` (``d``: features seen so far; ties keep the lower column).
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
+
+import numpy as np
+
+from oracle import SplitMix64, dot, rows, sq_norm
+
+__all__ = ["budget_of", "keep_largest", "keep_random", "stsd"]
+
+_RULES = {
+    "stsd": "pa",
+    "stsd-i": "pa-i",
+    "stsd-ii": "pa-ii",
+    "stsd-i-all": "pa-i",
+    "stsd-i-rand": "pa-i",
+    "stsd-i-per": "perceptron",
+}
+_SELECT = {"stsd-i-all": "none", "stsd-i-rand": "random"}
+
+
+def budget_of(budget: float, d: int, original: bool = False) -> int:
+    """How many weights truncation keeps at dimension ``d``.
+
+    The paper: ``max(1, floor(B d))`` with ``B`` read as the decimal it was
+    written as (so 0.29 of 100 keeps 29, not 28 from ``0.29 * 100 =
+    28.999...``). The authors' code: MATLAB's ``round(B d)`` (halves up), no
+    minimum.
+
+    >>> budget_of(0.5, 7), budget_of(0.29, 100), budget_of(0.5, 7, original=True), budget_of(0.1, 4, True)
+    (3, 29, 4, 0)
+    """
+    if original:
+        return int(Decimal(budget * d).to_integral_value(rounding=ROUND_HALF_UP))
+    return max(1, math.floor(Fraction(repr(float(budget))) * d))
+
+
+def keep_largest(w: np.ndarray, k: int) -> None:
+    """Zero all but the ``k`` largest ``|w|``, in place; among equal ``|w|`` the lower column stays."""
+    support = [c for c in range(w.size) if w[c] != 0.0]
+    if len(support) <= k:
+        return
+    ranked = sorted(support, key=lambda c: (-abs(w[c]), c))
+    for c in ranked[k:]:
+        w[c] = 0.0
+
+
+def keep_random(w: np.ndarray, k: int, total: int, rng: SplitMix64) -> None:
+    """Keep a uniform ``k``-subset of ``total`` coordinates by selection sampling (Knuth's Algorithm S).
+
+    The candidates are the support, by increasing column, then the zero
+    coordinates (keeping a zero changes nothing, so they need no draw): the
+    j-th candidate is kept if ``u (total - j) < k - kept``; no draw once
+    ``k`` are kept.
+    """
+    support = [c for c in range(w.size) if w[c] != 0.0]
+    if len(support) <= k:
+        return
+    kept = 0
+    for j, c in enumerate(support):
+        if kept < k and rng.uniform() * (total - j) < k - kept:
+            kept += 1
+        else:
+            w[c] = 0.0
+
+
+def _tau(rule: str, C: float, loss: float, sq: float, margin: float, original: bool) -> float:
+    if rule == "perceptron":
+        return 1.0
+    if (
+        original
+    ):  # the authors' code divides by ||x||, and writes STSD-II's bracket as 1 - y f / (.)
+        nrm = math.sqrt(sq)
+        if rule == "pa-ii":
+            return 1.0 - margin / (nrm + 1.0 / (2.0 * C))
+    else:
+        nrm = sq
+        if rule == "pa-ii":  # Eq. 8
+            return loss / (nrm + 1.0 / (2.0 * C))
+    if rule == "pa":  # Eq. 5
+        return loss / nrm
+    return min(C, loss / nrm)  # Eq. 7
+
+
+def stsd(
+    X: np.ndarray,
+    y: np.ndarray,
+    mode: str = "stsd-i",
+    C: float = 0.1,
+    radius: float = 30.0,
+    budget: float = 0.5,
+    variant: str = "paper",
+    project: bool | None = None,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Predicted labels (0: no decision), scores, and ``w`` after each row.
+
+    ``variant="original-code"``: an update whenever ``y f <= 1``; ``tau``
+    divides by ``||x||``; on the first row of a new stage (the dimension
+    grew) the old coordinates take the step and the new ones are set to
+    ``tau' y x^`` with ``tau'`` the tau of the last update (``y x^`` for the
+    perceptron rule), then scaling and truncation; on other rows scaling and
+    truncation follow an update only; ``round(B d)`` weights are kept; the
+    L1 scaling is skipped by -all and -rand; -rand keeps a uniform subset of
+    all ``d`` coordinates. ``project`` overrides the scaling rule.
+    STSD-I-rand draws from :class:`~oracle.SplitMix64` seeded with ``seed``.
+
+    >>> X = np.array([[1.0, np.nan], [1.0, 1.0], [np.nan, 1.0]])
+    >>> stsd(X, np.array([1.0, -1.0, -1.0]), mode="stsd")[0]
+    array([ 0.,  1., -1.])
+    """
+    rule = _RULES[mode]
+    select = _SELECT.get(mode, "largest")
+    original = variant == "original-code"
+    if project is None:
+        project = not original or select == "largest"
+    n, d_all = X.shape
+    w = np.zeros(d_all)
+    seen = np.zeros(d_all, dtype=bool)
+    rng = SplitMix64(seed)
+    last_tau = 0.0
+    labels, scores, history = np.empty(n), np.empty(n), []
+    for t, cols, x, _ in rows(X):
+        d_before = int(seen.sum())
+        seen[cols] = True
+        d = int(seen.sum())
+        f = dot(w, x, cols)
+        scores[t], labels[t] = f, (1.0 if f > 0 else (-1.0 if f < 0 else 0.0))
+        margin = y[t] * f
+        loss = max(0.0, 1.0 - margin)
+        if original:
+            update = margin <= 1.0
+        else:
+            update = margin <= 0.0 if rule == "perceptron" else loss > 0.0
+        sq = sq_norm(x, cols)
+        stepped = update and 0.0 < sq < math.inf
+        tau = 0.0
+        if stepped:
+            tau = _tau(rule, C, loss, sq, margin, original)
+            last_tau = tau
+        if original and 0 < d_before < d:  # the first row of a new stage
+            old, new = cols[cols < d_before], cols[cols >= d_before]
+            if stepped:
+                w[old] += (tau * y[t]) * x[old]
+            w[new] += ((1.0 if rule == "perceptron" else last_tau) * y[t]) * x[new]
+        elif stepped:
+            w[cols] += (tau * y[t]) * x[cols]
+        elif original:
+            history.append(w.copy())
+            continue
+        if project:
+            l1 = float(np.sum(np.abs(w)))
+            if l1 > radius:
+                w *= radius / l1
+        if select != "none":
+            k = budget_of(budget, d, original)
+            if select == "largest":
+                keep_largest(w, k)
+            else:
+                support = int(np.count_nonzero(w))
+                keep_random(w, k, d if original else support, rng)
+        history.append(w.copy())
+    return labels, scores, history
