@@ -16,8 +16,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell, Paper
 from evofeat.report import diff_in_std, markdown_table, mean_std, published, save_figure
+from evofeat.report.compare import Pair, Row
+from evofeat.report.explanations import explain
 from evofeat.report.figures import new_figure
 
 __all__ = ["PAPER", "SYNTHETIC", "FESLPaper", "Spec"]
@@ -100,8 +103,8 @@ SYNTHETIC: dict[str, Spec] = {
 
 # ---------------------------------------------------------------------------- data
 @lru_cache(maxsize=32)
-def _dataset(key: str) -> Any:
-    """The Dataset a cell runs on (memoised per worker process)."""
+def dataset(key: str) -> Any:
+    """The Dataset a cell runs on (memoised per worker process; ``--protocol fesl``'s data)."""
     from evofeat.datasets import load
     from evofeat.datasets.dataset import Dataset
     from evofeat.datasets.preprocessing import preprocess
@@ -162,7 +165,7 @@ def _paper_table1() -> dict[str, dict[str, Any]]:
 
 def d2_of(key: str) -> int:
     """d2 of a Table 2 data set: the paper's Table 1 value when our d1 is the paper's, else round(0.7 d1)."""
-    d1 = _dataset(key).X.shape[1]
+    d1 = dataset(key).X.shape[1]
     rec = _paper_table1().get(SYNTHETIC[key].paper) if key in SYNTHETIC else None
     return int(rec["d2"]) if rec and rec["d1"] == d1 else int(round(0.7 * d1))
 
@@ -256,22 +259,94 @@ class FESLPaper(Paper):
             horizon = stream.n_rows - stream.info["eval_from"]
             res = prequential(make(cell.method, **_params(c, B, horizon)), stream)
             return {**_metrics(res), "n": A.n_rows, "d1": A.n_features, "d2": V.n_features}
-        data = _dataset(cell.dataset)
+        data = dataset(cell.dataset)
         n = data.X.shape[0]
         regression = data.task == "regression"
         d2 = int(round(0.7 * data.X.shape[1])) if regression else d2_of(cell.dataset)
         horizon = n - n // 2
         params = _params(c, B, horizon, "square" if regression else "logistic")
-        res = run_once(
-            cell.method,
-            data,
-            "evolvable",
-            params=params,
-            scenario_params={"d2": d2, "overlap": B},
-            repeat=cell.repeat,
-            seed=base,
-        )
+        if regression:
+            res = run_once(
+                cell.method,
+                data,
+                "evolvable",
+                params=params,
+                scenario_params={"d2": d2, "overlap": B},
+                repeat=cell.repeat,
+                seed=base,
+            )
+        else:  # the code path of evofeat run --protocol fesl
+            st = protocols.setting(
+                "fesl", cell.dataset, cell.method, params=params, scenario_params={"overlap": B}
+            )
+            res = protocols.run_setting(cell.method, st, cell.repeat, seed=base)
         return {**_metrics(res), "n": n, "d1": data.X.shape[1], "d2": d2}
+
+    paper_repeats = f"{RUNS} (Reuters {REUTERS_RUNS})"
+
+    def requires(self, cell: Cell) -> tuple[str, ...]:
+        """The registry files a cell reads (FESL builds its sets from them)."""
+        if cell.dataset.startswith("reuters-"):
+            return tuple(f"reuters1200-view{i}" for i in cell.dataset.split("-")[1:])
+        return (SYNTHETIC[cell.dataset].source,) if cell.dataset in SYNTHETIC else ()
+
+    def comparison(self, results: pd.DataFrame) -> list[Row]:
+        """Each Table 2 cell beside ours at the c chosen on the search runs."""
+        df = _frame(results) if not results.empty else results
+        rows = []
+        for rec in published("fesl")["table2"]:
+            method = next(k for k, v in PAPER_NAME.items() if v == rec["algorithm"])
+            ds, table, search = rec["dataset"], "table2", "table2-search"
+            if rec["group"] == "Reuters":
+                a, b = rec["dataset"][2:].split("-")
+                ds = f"reuters-{REUTERS_VIEWS.index(a) + 1}-{REUTERS_VIEWS.index(b) + 1}"
+                table, search = "reuters", "reuters-search"
+            c = _choose_c(df, search, True).get(ds) if not df.empty else None
+            sub = (
+                _at(df, table, {ds: c})
+                if c is not None
+                else pd.DataFrame(columns=["dataset", "method", "accuracy", "overlap"])
+            )
+            sub = sub[(sub["dataset"] == ds) & (sub["method"] == method)]
+            if table == "table2":
+                sub = sub[sub["overlap"] == OVERLAP]
+            v = sub["accuracy"].to_numpy(dtype=float)
+            cmd = (
+                protocols.command("fesl", ds, method, v.size, params={"lr": 1.0 / c})
+                if v.size and table == "table2" and c is not None
+                else ""
+            )
+            row = Row(
+                "fesl",
+                "table2",
+                rec["dataset"],
+                rec["algorithm"],
+                f"c={c:g}" if c is not None else "",
+                rec["accuracy_mean"],
+                rec["accuracy_std"],
+                float(v.mean()) if v.size else float("nan"),
+                float(v.std(ddof=1)) if v.size > 1 else float("nan"),
+                command=cmd,
+            )
+            row.explanation_id = explain("fesl", row)
+            rows.append(row)
+        return rows
+
+    def pairs(self, results: pd.DataFrame) -> list[Pair]:
+        """FESL-c and FESL-s against each baseline on the same streams (Table 2, chosen c)."""
+        if results.empty:
+            return []
+        df = _frame(results)
+        sub = _at(df, "table2", _choose_c(df, "table2-search", True), OVERLAP)
+        out = []
+        for ds, g in sub.groupby("dataset"):
+            acc = {m: g[g["method"] == m].sort_values("repeat")["accuracy"] for m in METHODS}
+            for m in ("fesl-c", "fesl-s"):
+                for base in METHODS[:3]:
+                    a, b = acc[m].to_numpy(float), acc[base].to_numpy(float)
+                    if a.size > 1 and a.size == b.size:
+                        out.append(Pair("table2", str(ds), PAPER_NAME[m], PAPER_NAME[base], a, b))
+        return out
 
     def write_report(self, results: pd.DataFrame, out: Path, command: str) -> Path:
         """``out/report.md``: setting, Tables 1-2, Figure 3, overlap sensitivity, Reuters, regression."""

@@ -24,6 +24,8 @@ import pandas as pd
 from evofeat.evaluate.stats import paired_outcome
 from evofeat.experiments.base import Cell, Paper
 from evofeat.report import diff_in_std, markdown_table, mean_std, published, save_figure
+from evofeat.report.compare import Pair, Row
+from evofeat.report.explanations import explain
 from evofeat.report.figures import new_figure
 
 __all__ = ["PAPER", "SETTINGS", "OPIDPaper", "Setting"]
@@ -228,6 +230,59 @@ class OPIDPaper(Paper):
             if hasattr(model, attr):
                 val = getattr(model, attr)
                 out[key] = float(val[0] if isinstance(val, tuple) else val)
+        return out
+
+    paper_repeats = "not stated"
+
+    def requires(self, cell: Cell) -> tuple[str, ...]:
+        """The registry file a cell's setting is drawn from."""
+        return (SETTINGS[cell.dataset].source,) if cell.dataset in SETTINGS else ()
+
+    def _accuracy(self, results: pd.DataFrame, key: str, n: int, method: str) -> np.ndarray:
+        if results.empty:
+            return np.zeros(0)
+        sel = results[
+            (results["table"] == "table2")
+            & (results["dataset"] == key)
+            & (results["method"] == method)
+            & (results["params"].map(lambda p: p.get("n_i")) == n)
+        ]
+        return sel.sort_values("repeat")["accuracy"].to_numpy(dtype=float)
+
+    def comparison(self, results: pd.DataFrame) -> list[Row]:
+        """Each Table 2 cell beside ours (no ``evofeat run`` command yet: see the report)."""
+        rows = []
+        for rec in published("opid")["table2"]:
+            key = next((k for k, s in SETTINGS.items() if s.table2 == rec["dataset"]), "")
+            m = next(k for k, v in PAPER_NAME.items() if v == rec["algorithm"])
+            v = self._accuracy(results, key, rec["n_i"], m)
+            row = Row(
+                "opid",
+                "table2",
+                rec["dataset"],
+                rec["algorithm"],
+                f"n_i={rec['n_i']}",
+                rec["accuracy_mean"],
+                rec["accuracy_std"],
+                float(v.mean()) if v.size else float("nan"),
+                float(v.std(ddof=1)) if v.size > 1 else float("nan"),
+            )
+            row.explanation_id = explain("opid", row)
+            rows.append(row)
+        return rows
+
+    def pairs(self, results: pd.DataFrame) -> list[Pair]:
+        """OPID against each other learner on the same draws (Table 2)."""
+        out = []
+        for key, s in SETTINGS.items():
+            for n in s.n_i if s.table2 else ():
+                opid = self._accuracy(results, key, n, "opid")
+                for m in METHODS[:-1]:
+                    other = self._accuracy(results, key, n, m)
+                    if opid.size > 1 and other.size == opid.size:
+                        out.append(
+                            Pair("table2", f"{key} n_i={n}", "OPID", PAPER_NAME[m], opid, other)
+                        )
         return out
 
     def write_report(self, results: pd.DataFrame, out: Path, command: str) -> Path:

@@ -78,6 +78,7 @@ class Setting:
     params: dict[str, Any] = field(default_factory=dict)
     permutations: str | None = None  # "stsd-german": the STSD authors' 20 row orders
     seed_per_repeat: bool = False  # the learner's ``seed`` is ``seed + repeat``
+    loader: str = ""  # "module:function" building the data set from ``source`` (a paper's own)
 
 
 def _stsd(dataset: str, learner: str, variant: str) -> Setting:
@@ -121,6 +122,20 @@ def _ofs(dataset: str, learner: str, preprocess: str) -> Setting:
     )
 
 
+def _fesl(dataset: str, learner: str) -> Setting:
+    from evofeat.experiments import fesl
+
+    n = load_setting(dataset, None, None, "none", "evofeat.experiments.fesl:dataset").n_rows
+    overlap = fesl.OVERLAP
+    return Setting(
+        dataset,
+        scenario="evolvable",
+        scenario_params={"d2": fesl.d2_of(dataset), "overlap": overlap},
+        params={"lr": 0.1, "overlap": overlap, "horizon": n - n // 2, "loss": "logistic"},
+        loader="evofeat.experiments.fesl:dataset",
+    )
+
+
 #: protocol name -> (one-line description, setting(dataset, learner)).
 PROTOCOLS: dict[str, tuple[str, Any]] = {
     "stsd-authors": (
@@ -139,6 +154,11 @@ PROTOCOLS: dict[str, tuple[str, Any]] = {
     "ofs-unit-norm": (
         "the OFS paper's runs on unit rows only",
         lambda d, m: _ofs(d, m, "unit-norm"),
+    ),
+    "fesl": (
+        "the FESL paper's synthetic sets (Table 2): [0, 1] features, S2 = S1 G, B = 10, T1 = n/2; "
+        "c of tau = 1 / (c sqrt(t)) as --param lr=1/c",
+        _fesl,
     ),
 }
 
@@ -170,7 +190,9 @@ def setting(protocol: str, dataset: str, learner: str, **override: Any) -> Setti
 
 
 @cache
-def load_setting(source: str, rows: int | None, cols: int | None, preprocess: str) -> Any:
+def load_setting(
+    source: str, rows: int | None, cols: int | None, preprocess: str, loader: str = ""
+) -> Any:
     """The data set of a setting: ``rows`` x ``cols`` of ``source``, densified, then preprocessed.
 
     Densified first, so every protocol runs its learners on dense rows whatever the file's format.
@@ -178,6 +200,11 @@ def load_setting(source: str, rows: int | None, cols: int | None, preprocess: st
     from evofeat.datasets import load
     from evofeat.datasets.preprocessing import preprocess as apply
 
+    if loader:  # a paper's own construction (FESL's synthetic sets)
+        import importlib
+
+        module, fn = loader.split(":")
+        return getattr(importlib.import_module(module), fn)(source)
     ds = load(source)
     X = ds.X[: rows or ds.n_rows, : cols or ds.n_features]
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
@@ -212,7 +239,7 @@ def run_setting(learner: str, s: Setting, repeat: int, seed: int = 0, **kw: Any)
         params["seed"] = params["seed"] + repeat
     return run_once(
         learner,
-        load_setting(s.source, s.rows, s.cols, s.preprocess),
+        load_setting(s.source, s.rows, s.cols, s.preprocess, s.loader),
         s.scenario,
         params=params,
         scenario_params=s.scenario_params,
