@@ -24,8 +24,10 @@ from .readers import (
     read_idx,
     read_libsvm,
     read_table,
+    warn_zero_based,
 )
 from .registry import DATA_DIR, DatasetEntry, find, resolve
+from .textio import iter_blocks, open_binary
 
 __all__ = ["load", "stsd_german_permutations"]
 
@@ -63,25 +65,40 @@ def _joined(paths: list[Path]) -> str:
 
 
 def _load_libsvm(
-    paths: list[Path], n_features: int | None, registered: bool
+    paths: list[Path], n_features: int | None, registered: bool, zero_based: bool | str = "auto"
 ) -> tuple[sp.csr_matrix, np.ndarray, list[str]]:
+    """Read LIBSVM files block by block (the limits of :mod:`.textio`), then stack the blocks.
+
+    Registered files are 1-based. A user's file: ``zero_based="auto"`` reads
+    the indices as they are and drops an empty column 0 (a 1-based file, as
+    scikit-learn's "auto"); when index 0 is used, the file is 0-based and a
+    :class:`ZeroBasedWarning` says so.
+    """
+    zb: bool | str = False if registered else (True if zero_based == "auto" else zero_based)
     mats, ys = [], []
     for path in paths:
-        data = read_bytes(path)
-        # registered files are 1-based; a user's file: read indices as they are,
-        # then drop an empty column 0 (a 1-based file), like sklearn's "auto".
-        X, y = read_libsvm(data, str(path), n_features=n_features, zero_based=not registered)
-        mats.append(X)
-        ys.append(y)
+        with open_binary(path) as fh:
+            for text, first_line in iter_blocks(fh, str(path)):
+                X, y = read_libsvm(
+                    text, str(path), n_features=n_features, zero_based=zb, first_line=first_line
+                )
+                mats.append(X)
+                ys.append(y)
+    if not mats:
+        raise DataFormatError(
+            f"{_joined(paths)} is empty: no rows of data. Expected LIBSVM lines 'label index:value "
+            "...': the file may be an interrupted download or copy: fetch it again."
+        )
     width = max(m.shape[1] for m in mats)
     mats = [sp.csr_matrix((m.data, m.indices, m.indptr), shape=(m.shape[0], width)) for m in mats]
     X = sp.csr_matrix(sp.vstack(mats, format="csr"))
-    first = 1
-    if not registered:
+    first = 0 if zb is True else 1
+    if not registered and zero_based == "auto":
         if X.shape[1] and X[:, 0].nnz == 0:
             X = sp.csr_matrix(X[:, 1:])
+            first = 1
         else:
-            first = 0
+            warn_zero_based(_joined(paths))
     names = [f"f{j + first}" for j in range(X.shape[1])]
     return X, np.concatenate(ys), names
 
@@ -274,6 +291,7 @@ def load(
     task: str | None = None,
     header: bool | None = None,
     sep: str | None = None,
+    zero_based: bool | str = "auto",
 ) -> Dataset:
     """Load a registered data set, or a user's own file, as a :class:`Dataset`.
 
@@ -315,6 +333,10 @@ def load(
     sep : str, optional
         Separator of a user's delimited file (``","``, ``"\\t"``, ``";"`` or
         ``"whitespace"``; default: guessed).
+    zero_based : bool or "auto", default="auto"
+        Whether a user's LIBSVM file numbers its features from 0. ``"auto"``:
+        1-based unless index 0 appears (then a :class:`ZeroBasedWarning`
+        says the file is read as 0-based). Registered files are 1-based.
 
     Returns
     -------
@@ -351,6 +373,8 @@ def load(
         raise ValueError(f"categorical must be one of {CATEGORICAL_MODES}, got {categorical!r}")
     if missing not in MISSING_POLICIES:
         raise ValueError(f"missing must be one of {MISSING_POLICIES}, got {missing!r}")
+    if zero_based not in (True, False, "auto"):
+        raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
     if task is not None and task not in TASKS:
         raise ValueError(f"task must be one of {TASKS} or None, got {task!r}")
     target = resolve(name_or_path)
@@ -375,7 +399,9 @@ def load(
     where = _joined(paths)
     X: np.ndarray | sp.csr_matrix
     if fmt == "libsvm":
-        X, labels, names = _load_libsvm(paths, opts.get("n_features"), entry is not None)
+        X, labels, names = _load_libsvm(
+            paths, opts.get("n_features"), entry is not None, zero_based
+        )
     elif fmt in ("csv", "arff"):
         X, labels, _, names, where = _load_table(
             paths,

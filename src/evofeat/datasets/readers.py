@@ -12,6 +12,7 @@ import bz2
 import gzip
 import io
 import math
+import warnings
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +24,11 @@ import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
 from .errors import DataFormatError
+from .textio import BZ2_MAGIC, GZIP_MAGIC, MAX_FEATURE_INDEX, read_all, short
 
 __all__ = [
     "LineMap",
+    "ZeroBasedWarning",
     "libsvm_bad_line",
     "read_arff",
     "read_bytes",
@@ -33,9 +36,6 @@ __all__ = [
     "read_libsvm",
     "read_table",
 ]
-
-GZIP_MAGIC = b"\x1f\x8b"
-BZ2_MAGIC = b"BZh"
 
 
 def decompress(raw: bytes, where: str) -> bytes:
@@ -48,8 +48,8 @@ def decompress(raw: bytes, where: str) -> bytes:
     except EOFError as err:
         raise DataFormatError(
             f"{where}: the compressed stream is cut short ({err}). The file is incomplete, "
-            "e.g. an interrupted download or copy: fetch it again (evofeat.datasets.download "
-            "re-verifies the checksum)."
+            "e.g. an interrupted download or copy: fetch it again (evofeat datasets download "
+            "NAME re-verifies the checksum)."
         ) from err
     except (OSError, zlib.error, ValueError) as err:
         raise DataFormatError(
@@ -59,13 +59,17 @@ def decompress(raw: bytes, where: str) -> bytes:
 
 
 def read_bytes(path: Path) -> bytes:
-    """The file's bytes, decompressed when it is gzip (or bzip2).
+    """The file's bytes, decompressed when the content is gzip (or bzip2), whatever its name.
+
+    Read through :func:`evofeat.datasets.textio.iter_blocks`, so a line
+    longer than :data:`~evofeat.datasets.textio.MAX_LINE_BYTES` stops the
+    read with a short error.
 
     Raises
     ------
     DataFormatError
-        For a cut-short or corrupt compressed stream, a ``.gz`` file that is
-        not gzip, or a file with no data.
+        For a cut-short or corrupt compressed stream, a line over the limit,
+        or a file with no data.
 
     Examples
     --------
@@ -73,17 +77,11 @@ def read_bytes(path: Path) -> bytes:
     >>> read_bytes(find("german")[0])[:3]
     b'-1 '
     """
-    raw = path.read_bytes()
-    if path.suffix.lower() == ".gz" and raw and raw[:2] != GZIP_MAGIC:
-        raise DataFormatError(
-            f"{path}: the name ends in .gz but the file is not gzip (it starts with "
-            f"{raw[:8]!r}). Rename it without .gz if it is plain text, or re-fetch it."
-        )
-    data = decompress(raw, str(path))
+    data = read_all(path)
     if not data.strip():
         raise DataFormatError(
-            f"{path} is empty ({len(raw)} bytes, no data). Expected at least one row of data; "
-            "the file may be an interrupted download or copy: fetch it again."
+            f"{path} is empty (no data). Expected at least one row of data; the file may be an "
+            "interrupted download or copy: fetch it again."
         )
     return data
 
@@ -214,6 +212,29 @@ def read_table(
     return frame, bool(header)
 
 
+class ZeroBasedWarning(UserWarning):
+    """A LIBSVM file whose feature indices start at 0 (read as 0-based: features ``f0 ..``)."""
+
+
+def warn_zero_based(where: str) -> None:
+    """Say that ``where`` uses feature index 0, so its indices are read as 0-based.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_zero_based("f.libsvm")
+    >>> "0-based" in str(w[0].message)
+    True
+    """
+    warnings.warn(
+        f"{where}: feature index 0 appears, so the indices are read as 0-based (features "
+        "f0, f1, ...; LIBSVM files are usually 1-based). Pass zero_based=True to say so, or "
+        "zero_based=False to refuse index 0.",
+        ZeroBasedWarning,
+        stacklevel=3,
+    )
+
+
 def libsvm_bad_line(
     data: bytes, *, zero_based: bool = False, n_features: int | None = None
 ) -> tuple[int, str] | None:
@@ -235,41 +256,57 @@ def libsvm_bad_line(
         try:
             label = float(tokens[0].split(",")[0])
         except ValueError:
-            return lineno, f"the label {tokens[0]!r} is not a number"
+            return lineno, f"the label {short(tokens[0])} is not a number"
         if not math.isfinite(label):
-            return lineno, f"the label {tokens[0]!r} is NaN or infinite"
+            return lineno, f"the label {short(tokens[0])} is NaN or infinite"
         prev = -1
         for tok in tokens[1:]:
             if tok.startswith("qid:"):
                 continue
             idx, colon, val = tok.partition(":")
+            t = short(tok)
             if not colon or ":" in val:
-                return lineno, f"{tok!r} is not of the form index:value"
+                return lineno, f"{t} is not of the form index:value"
             try:
                 i = int(idx)
             except ValueError:
-                return lineno, f"the index in {tok!r} is not an integer"
+                return lineno, f"the index in {t} is not an integer"
             try:
                 v = float(val)
             except ValueError:
-                return lineno, f"the value in {tok!r} is not a number"
+                return lineno, f"the value in {t} is not a number"
             if not math.isfinite(v):
-                return lineno, f"{tok!r} holds a NaN or infinite value"
+                return lineno, f"{t} holds a NaN or infinite value"
             if i < (0 if zero_based else 1):
                 first = 0 if zero_based else 1
-                return lineno, f"index {i} in {tok!r}: indices of this file start at {first}"
+                return lineno, f"index {i} in {t}: indices of this file start at {first}"
             if i <= prev:
-                return lineno, f"indices must increase along a line, but {tok!r} follows {prev}"
+                return lineno, f"indices must increase along a line, but {t} follows {prev}"
             if n_features is not None and i > n_features - (1 if zero_based else 0):
-                return lineno, f"index {i} in {tok!r} exceeds the {n_features} features expected"
+                return lineno, f"index {i} in {t} exceeds the {n_features} features expected"
+            if i > MAX_FEATURE_INDEX:
+                return lineno, (
+                    f"feature index {i} is above the limit of {MAX_FEATURE_INDEX:,} "
+                    "(evofeat.datasets.textio.MAX_FEATURE_INDEX: one weight per index is kept). "
+                    "Renumber the features to consecutive indices"
+                )
             prev = i
     return None
 
 
 def read_libsvm(
-    data: bytes, where: str, *, n_features: int | None, zero_based: bool | str = False
+    data: bytes,
+    where: str,
+    *,
+    n_features: int | None,
+    zero_based: bool | str = False,
+    first_line: int = 1,
 ) -> tuple[sp.csr_matrix, np.ndarray]:
     """Parse LIBSVM text with scikit-learn; returns ``(X, y)`` with X float64 CSR.
+
+    ``first_line`` is the line number of ``data``'s first line in its file
+    (for messages). A feature index above
+    :data:`~evofeat.datasets.textio.MAX_FEATURE_INDEX` is refused.
 
     Examples
     --------
@@ -278,25 +315,38 @@ def read_libsvm(
     ([[2.0, 0.0, 4.0], [0.0, 1.0, 0.0]], [1.0, -1.0])
     """
     zb = zero_based is True
+
+    def bad(reason: str, expected: str) -> DataFormatError:
+        found = libsvm_bad_line(data, zero_based=zb, n_features=n_features)
+        at = (
+            f"{where}, line {first_line + found[0] - 1}: {found[1]}"
+            if found
+            else f"{where}: {reason}"
+        )
+        return DataFormatError(f"{at}. {expected}")
+
     try:
         X, y = load_svmlight_file(
             io.BytesIO(data), n_features=n_features, zero_based=zero_based, dtype=np.float64
         )
-    except (ValueError, IndexError, TypeError) as err:
-        bad = libsvm_bad_line(data, zero_based=zb, n_features=n_features)
-        at = f"{where}, line {bad[0]}: {bad[1]}" if bad else f"{where}: {err}"
-        raise DataFormatError(
-            f"{at}. Expected LIBSVM lines 'label index:value index:value ...' with integer "
-            f"indices increasing along the line{'' if zb else ', starting at 1'}. Fix that "
-            "line (or convert the file with sklearn.datasets.dump_svmlight_file)."
-        ) from err
+    except (ValueError, IndexError, TypeError, OverflowError) as err:
+        raise bad(
+            short(str(err), 200),
+            "Expected LIBSVM lines 'label index:value index:value ...' with integer indices "
+            f"increasing along the line{'' if zb else ', starting at 1'}. Fix that line (or "
+            "convert the file with sklearn.datasets.dump_svmlight_file).",
+        ) from None
+    if X.shape[1] > MAX_FEATURE_INDEX + 1:
+        raise bad(
+            f"a feature index above the limit of {MAX_FEATURE_INDEX:,}",
+            "Expected indices up to evofeat.datasets.textio.MAX_FEATURE_INDEX.",
+        )
     X = sp.csr_matrix(X, dtype=np.float64)
     if not np.isfinite(X.data).all() or not np.isfinite(y).all():
-        bad = libsvm_bad_line(data, zero_based=zb, n_features=n_features)
-        at = f"{where}, line {bad[0]}: {bad[1]}" if bad else f"{where}: a NaN or infinite value"
-        raise DataFormatError(
-            f"{at}. Expected finite numbers: NaN/inf are not allowed in features or labels. "
-            "Omit a missing sparse entry instead (it then reads as 0), or fix the value."
+        raise bad(
+            "a NaN or infinite value",
+            "Expected finite numbers: NaN/inf are not allowed in features or labels. Omit a "
+            "missing sparse entry instead (it then reads as 0), or fix the value.",
         )
     return X, np.asarray(y, dtype=np.float64)
 

@@ -10,10 +10,7 @@ from a line is the value 0, as in any LIBSVM file.
 
 from __future__ import annotations
 
-import gzip
-import io
 import os
-import zlib
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +18,12 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex
 from evofeat.datasets.errors import DataFormatError
-from evofeat.datasets.readers import GZIP_MAGIC, libsvm_bad_line
+from evofeat.datasets.readers import read_libsvm, warn_zero_based
+from evofeat.datasets.textio import iter_blocks, open_binary
 from evofeat.streams.stream import Chunk
 
 __all__ = ["DEFAULT_BLOCK_BYTES", "LIBSVM_SUFFIXES", "LibsvmStream", "libsvm_path"]
@@ -121,7 +118,7 @@ class LibsvmStream:
         block_bytes: int | None = None,
     ) -> None:
         self.path = Path(path)
-        if not self.path.is_file():
+        if not self.path.exists():
             raise FileNotFoundError(f"{self.path}: no such LIBSVM file")
         if task is not None and task not in _TASKS:
             raise InputError(
@@ -152,6 +149,8 @@ class LibsvmStream:
         self._block_bytes = int(DEFAULT_BLOCK_BYTES if block_bytes is None else block_bytes)
         survey = self._survey()
         self.zero_based = bool(zero_based) if zero_based != "auto" else survey.min_index == 0
+        if zero_based == "auto" and self.zero_based:
+            warn_zero_based(str(self.path))
         offset = 0 if self.zero_based else 1
         if survey.n_rows == 0:
             raise DataFormatError(
@@ -178,79 +177,28 @@ class LibsvmStream:
         self.info: dict[str, Any] = {"scenario": "full", "source": str(self.path)}
 
     # ---------------------------------------------------------------- reading
-    def _open(self) -> io.BufferedIOBase:
-        with open(self.path, "rb") as fh:
-            magic = fh.read(2)
-        return gzip.open(self.path, "rb") if magic == GZIP_MAGIC else open(self.path, "rb")
-
-    def _texts(self) -> Iterator[tuple[bytes, int]]:
-        """The file as blocks of whole lines of about ``block_bytes``: ``(text, first line number)``."""
-        first_line = 1
-        carry = b""
-        with self._open() as fh:
-            while True:
-                try:
-                    buf = fh.read(self._block_bytes)
-                except (EOFError, OSError, zlib.error) as err:
-                    raise DataFormatError(
-                        f"{self.path}: the compressed stream is cut short or corrupt after line {first_line - 1} "
-                        f"({err}). The file is incomplete: fetch or copy it again."
-                    ) from err
-                if not buf:
-                    if carry.strip():
-                        yield carry, first_line
-                    return
-                buf = carry + buf
-                cut = buf.rfind(b"\n") + 1
-                if cut == 0:  # a line longer than a block: read on
-                    carry = buf
-                    continue
-                text, carry = buf[:cut], buf[cut:]
-                del buf
-                yield text, first_line
-                first_line += text.count(b"\n")
-
     def _blocks(
         self, zero_based: bool, n_features: int | None
     ) -> Iterator[tuple[sp.csr_matrix, np.ndarray]]:
         """Parse the file block by block: ``(X, y)`` of each block (``max_rows`` respected)."""
         remaining = self.max_rows
-        for text, first_line in self._texts():
-            X, y = self._parse(text, first_line, zero_based, n_features)
-            del text
-            if remaining is not None:
-                X, y = X[:remaining], y[:remaining]
-                remaining -= X.shape[0]
-            if X.shape[0]:
-                yield X, y
-            if remaining == 0:
-                return
-
-    def _parse(
-        self, data: bytes, first_line: int, zero_based: bool, n_features: int | None
-    ) -> tuple[sp.csr_matrix, np.ndarray]:
-        def bad(reason: str) -> DataFormatError:
-            found = libsvm_bad_line(data, zero_based=zero_based, n_features=n_features)
-            where = (
-                f"{self.path}, line {first_line + found[0] - 1}: {found[1]}"
-                if found
-                else f"{self.path}: {reason}"
-            )
-            return DataFormatError(
-                f"{where}. Expected LIBSVM lines 'label index:value ...' with finite numbers and integer "
-                "indices increasing along each line: fix that line."
-            )
-
-        try:
-            X, y = load_svmlight_file(
-                io.BytesIO(data), n_features=n_features, zero_based=zero_based, dtype=np.float64
-            )
-        except (ValueError, IndexError, TypeError) as err:
-            raise bad(str(err)) from None
-        X = sp.csr_matrix(X)
-        if not (np.isfinite(X.data).all() and np.isfinite(y).all()):
-            raise bad("a NaN or infinite value")
-        return X, np.asarray(y, dtype=np.float64)
+        with open_binary(self.path) as fh:
+            for text, first_line in iter_blocks(fh, str(self.path), self._block_bytes):
+                X, y = read_libsvm(
+                    text,
+                    str(self.path),
+                    n_features=n_features,
+                    zero_based=zero_based,
+                    first_line=first_line,
+                )
+                del text
+                if remaining is not None:
+                    X, y = X[:remaining], y[:remaining]
+                    remaining -= X.shape[0]
+                if X.shape[0]:
+                    yield X, y
+                if remaining == 0:
+                    return
 
     def _survey(self) -> _Survey:
         """The first pass: parsed 0-based (index 0 allowed) and without a width, to find the index range."""
