@@ -6,6 +6,8 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,42 @@ def _fail(exc: BaseException) -> None:
     sys.exit(2)
 
 
+class _Group(click.Group):
+    """The command group, with the shell's conventions for the way a command ends.
+
+    Ctrl-C exits 130 with one line (not click's ``Aborted!``); a usage error
+    exits 2 with click's message; anything unexpected exits 1 with one line
+    naming it (``EVOFEAT_TRACEBACK=1`` shows the traceback).
+    """
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        kwargs["standalone_mode"] = False
+        try:
+            out = super().main(*args, **kwargs)
+        except (KeyboardInterrupt, click.exceptions.Abort):
+            click.echo("\ninterrupted (finished results are kept)", err=True)
+            sys.exit(130)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except BrokenPipeError:  # `evofeat ... | head`
+            sys.stderr.close()
+            sys.exit(1)
+        except Exception as exc:
+            if os.environ.get("EVOFEAT_TRACEBACK"):
+                raise
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            click.echo(
+                f"error: unexpected {type(exc).__name__}: {first} "
+                "(a bug in evofeat: please report it; EVOFEAT_TRACEBACK=1 shows where)",
+                err=True,
+            )
+            sys.exit(1)
+        sys.exit(out if isinstance(out, int) else 0)
+
+
 _USER_ERRORS: tuple[type[BaseException], ...] = (InputError, KeyError, FileNotFoundError)
 
 
@@ -69,8 +107,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         return _USER_ERRORS
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="evofeat")
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(None, "-V", "--version", package_name="evofeat")
 def main() -> None:
     """Online learning on streams whose feature space changes (STSD, OFS, FESL, OPID, CEOFS)."""
 
@@ -110,6 +148,107 @@ def _info_dict(info: Any) -> dict[str, Any]:
     return asdict(info) if is_dataclass(info) and not isinstance(info, type) else dict(vars(info))
 
 
+@main.command()
+@click.option(
+    "--kind",
+    type=click.Choice(["online", "onepass", "selector"]),
+    default=None,
+    help="Only this kind (default: all).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def learners(kind: str | None, fmt: str) -> None:
+    """List every registered learner: its kind, task and parameters (with their defaults).
+
+    \b
+    online    test-then-train on streams (scenarios full, trapezoidal, evolvable, haphazard)
+    onepass   one-pass incremental/decremental estimators (scenario incdec)
+    selector  streaming feature selectors (scenario feature-stream)
+    Names are case-insensitive; set a parameter with `evofeat run --param K=V`.
+    """
+    from evofeat.registry import all_names, describe
+
+    infos = [describe(n) for n in all_names(kind)]
+    if fmt == "json":
+        click.echo(json.dumps(_clean(infos), indent=1, default=str))
+        return
+    click.echo(f"{'name':<16} {'kind':<9} {'task':<15} parameters (defaults)")
+    for i in infos:
+        shown = ", ".join(f"{k}={_show(v)}" for k, v in i["params"].items())
+        click.echo(f"{i['name']:<16} {i['kind']:<9} {i['task']:<15} {shown}")
+
+
+def _show(value: Any) -> str:
+    """A default as it is written on the command line (``--param K=V``)."""
+    if isinstance(value, list | tuple):
+        return ",".join(map(str, value))
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def _options(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """One decorator that adds several click options (in this order), for commands that share them."""
+
+    def apply(fn: Any) -> Any:
+        for decorate in reversed(decorators):
+            fn = decorate(fn)
+        return fn
+
+    return apply
+
+
+_DATA_OPTIONS = _options(
+    click.option(
+        "--dataset", required=True, help="Data set name or a path to a .libsvm/.csv/.arff file."
+    ),
+    click.option(
+        "--scenario",
+        default=None,
+        help="full, trapezoidal, evolvable, haphazard (online learners; default full), "
+        "incdec (opid, opide, svm, svm-s, svm-a; their default) or "
+        "feature-stream (selectors; their default).",
+    ),
+    click.option(
+        "--scenario-param",
+        "scenario_params",
+        multiple=True,
+        metavar="K=V",
+        help="Scenario parameter (repeatable), e.g. n_stages=10.",
+    ),
+    click.option(
+        "--preprocess",
+        default="none",
+        show_default=True,
+        help="none, zscore, unit-norm, minmax (or a registered name).",
+    ),
+    click.option(
+        "--label-column", default=None, help="Label column of a CSV file (default: the last)."
+    ),
+)
+_REPEAT_OPTIONS = _options(
+    click.option(
+        "--seed", default=0, show_default=True, type=int, help="Base seed; repeat r uses seed + r."
+    ),
+    click.option(
+        "--permutations",
+        "perm_file",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="File of row orders (one per line) used instead of seeded permutations (online learners).",
+    ),
+    click.option(
+        "--jobs", default=1, show_default=True, type=int, help="Parallel repeats (-1: all cores)."
+    ),
+    click.option(
+        "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    ),
+)
+
+
 _RUN_HELP = """Run one learner on one data set and scenario, over repeats.
 
 \b
@@ -146,32 +285,7 @@ pooled over the test folds; n_selected is the mean over the folds.
 @click.option(
     "--param", "params", multiple=True, metavar="K=V", help="Learner parameter (repeatable)."
 )
-@click.option(
-    "--dataset", required=True, help="Data set name or a path to a .libsvm/.csv/.arff file."
-)
-@click.option(
-    "--scenario",
-    default=None,
-    help="full, trapezoidal, evolvable, haphazard (online learners; default full), "
-    "incdec (opid, opide, svm, svm-s, svm-a; their default) or "
-    "feature-stream (selectors; their default).",
-)
-@click.option(
-    "--scenario-param",
-    "scenario_params",
-    multiple=True,
-    metavar="K=V",
-    help="Scenario parameter (repeatable), e.g. n_stages=10.",
-)
-@click.option(
-    "--preprocess",
-    default="none",
-    show_default=True,
-    help="none, zscore, unit-norm, minmax (or a registered name).",
-)
-@click.option(
-    "--label-column", default=None, help="Label column of a CSV file (default: the last)."
-)
+@_DATA_OPTIONS
 @click.option(
     "--protocol",
     default=None,
@@ -179,28 +293,14 @@ pooled over the test folds; n_selected is the mean over the folds.
     "ofs-unit-norm; see evofeat.experiments.protocols); the other flags override them.",
 )
 @click.option("--repeats", default=1, show_default=True, type=click.IntRange(1))
-@click.option(
-    "--seed", default=0, show_default=True, type=int, help="Base seed; repeat r uses seed + r."
-)
-@click.option(
-    "--permutations",
-    "perm_file",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="File of row orders (one per line) used instead of seeded permutations (online learners).",
-)
-@click.option(
-    "--jobs", default=1, show_default=True, type=int, help="Parallel repeats (-1: all cores)."
-)
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@_REPEAT_OPTIONS
 @click.option(
     "--out",
     type=click.Path(file_okay=False),
     default=None,
-    help="Also write summary.json, repeats.csv and (online learners) the mistake-rate curve "
-    "as CSV, PNG and SVG here.",
+    help="Also write summary.json, repeats.csv and (online learners) the curve here: the "
+    "mistake rate (the average loss for regressors), mean and ±1 std band over the repeats, "
+    "the scenario's stage boundaries; as CSV, PNG and SVG.",
 )
 def run(
     learner: str,
@@ -220,20 +320,24 @@ def run(
 ) -> None:
     errors: tuple[type[BaseException], ...] = (*_user_errors(), ValueError, OSError)
     try:
-        summary, df = _run(
-            learner,
-            params,
-            dataset,
-            scenario,
-            scenario_params,
-            preprocess,
-            label_column,
-            repeats,
-            seed,
-            perm_file,
-            jobs,
-            protocol,
-        )
+        if out:
+            _check_writable(Path(out))  # before the run, not after it
+        with _progress(repeats, f"{learner} on {dataset}", "repeat") as step:
+            summary, df = _run(
+                learner,
+                params,
+                dataset,
+                scenario,
+                scenario_params,
+                preprocess,
+                label_column,
+                repeats,
+                seed,
+                perm_file,
+                jobs,
+                protocol,
+                progress=step,
+            )
         if out:
             _write_out(df, summary, Path(out))
     except errors as exc:
@@ -247,8 +351,15 @@ def run(
 
 
 def _fmt_stat(stat: dict[str, Any] | None, digits: int) -> str:
+    """``mean ± std`` over repeats; the value alone for one repeat (no spread to show).
+
+    >>> _fmt_stat({"mean": 3.0, "std": 0.0, "values": [3]}, 1), _fmt_stat({"mean": 3.0, "std": 1.0, "values": [2, 4]}, 1)
+    ('3.0', '3.0 ± 1.0')
+    """
     if stat is None:
         return "n/a"
+    if len(stat.get("values", ())) == 1 or (stat["std"] == 0 and "values" not in stat):
+        return f"{stat['mean']:.{digits}f}"
     return f"{stat['mean']:.{digits}f} ± {stat['std']:.{digits}f}"
 
 
@@ -262,8 +373,12 @@ def _print_text(summary: dict[str, Any]) -> None:
     scored = (
         f"   ({summary['n_scored']} rows scored)" if summary.get("n_scored") is not None else ""
     )
-    click.echo(f"  mistakes    {_fmt_stat(summary['mistakes'], 1)}{scored}")
-    click.echo(f"  accuracy    {_fmt_stat(summary['accuracy'], 4)}")
+    if summary.get("mistakes") is None and summary.get("mean_loss") is not None:  # regression
+        click.echo(f"  mean loss   {_fmt_stat(summary['mean_loss'], 6)}{scored}")
+        click.echo(f"  total loss  {_fmt_stat(summary['cumulative_loss'], 4)}")
+    else:
+        click.echo(f"  mistakes    {_fmt_stat(summary['mistakes'], 1)}{scored}")
+        click.echo(f"  accuracy    {_fmt_stat(summary['accuracy'], 4)}")
     if "n_selected" in summary:
         click.echo(f"  n_selected  {_fmt_stat(summary['n_selected'], 1)}")
     click.echo(f"  seconds     {_fmt_stat(summary['seconds'], 3)}")
@@ -352,14 +467,17 @@ def _run(
     perm_file: str | None,
     jobs: int,
     protocol: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[dict[str, Any], Any]:
     from evofeat.evaluate import repeat
     from evofeat.evaluate.batch import check_scenario
-    from evofeat.registry import kind_of, make
+    from evofeat.evaluate.repeat import scenario_params_used
+    from evofeat.registry import kind_of, make, parameters
     from evofeat.streams import load_permutations
 
     lp = _parse_params(params, "--param")
     sp_ = _parse_params(scenario_params, "--scenario-param")
+    learner = _learner_name(learner, scenario)
     kind = kind_of(learner)
     proto = None
     if protocol:  # a paper's settings, the flags given on top
@@ -384,7 +502,9 @@ def _run(
         from evofeat.streams import LibsvmStream
 
         stream = LibsvmStream(stream_path)
-        df = repeat(learner, stream, scenario, repeats=1, n_jobs=1, params=lp, seed=seed)
+        df = repeat(
+            learner, stream, scenario, repeats=1, n_jobs=1, params=lp, seed=seed, progress=progress
+        )
     elif proto is not None:
         from evofeat.experiments.protocols import protocol_runner
 
@@ -396,14 +516,13 @@ def _run(
             n_jobs=jobs,
             runner=protocol_runner,
             seed=seed,
+            progress=progress,
         )
     else:
-        from evofeat.datasets import load
-
         kw: dict[str, Any] = {"preprocess": preprocess}
         if label_column is not None:
             kw["label_column"] = label_column
-        data = load(dataset, **kw)
+        data = _load(dataset, **kw)
         perms = load_permutations(perm_file, data.X.shape[0]) if perm_file else None
         if perms is not None and len(perms) < repeats:
             raise InputError(
@@ -416,7 +535,15 @@ def _run(
             from evofeat.evaluate.batch import repeat_batch
 
             df = repeat_batch(
-                learner, lp, data, scenario, sp_, repeats=repeats, seed=seed, n_jobs=jobs
+                learner,
+                lp,
+                data,
+                scenario,
+                sp_,
+                repeats=repeats,
+                seed=seed,
+                n_jobs=jobs,
+                progress=progress,
             )
             if "scenario_params" in df:  # the parameters used, defaults filled in
                 used = dict(df["scenario_params"].iloc[0])
@@ -434,11 +561,14 @@ def _run(
                 scenario_params=sp_,
                 seed=seed,
                 permutations=perms,
+                progress=progress,
             )
+    if kind == "online":  # the parameters used, defaults filled in
+        sp_ = scenario_params_used(scenario, sp_)
     summary: dict[str, Any] = {
         "learner": learner,
         "kind": kind,
-        "params": lp,
+        "params": {**parameters(learner), **lp},
         "dataset": dataset,
         "protocol": protocol,
         "scenario": scenario,
@@ -452,74 +582,379 @@ def _run(
         "accuracy": _stat(df, "accuracy"),
         "seconds": _stat(df, "seconds", values=False),
     }
-    if summary["accuracy"] is None:  # regression: no mistakes to count
+    regression = summary["accuracy"] is None and "cumulative_loss" in df
+    if regression:  # no mistakes to count: the loss is the score
         summary["mistakes"] = None
     if kind == "selector":
         summary["n_selected"] = _stat(df, "n_selected")
     if "cumulative_loss" in df:
-        summary["cumulative_loss"] = _stat(df, "cumulative_loss", values=False)
+        summary["cumulative_loss"] = _stat(df, "cumulative_loss", values=regression)
+        if regression and "n_scored" in df:
+            summary["mean_loss"] = _stat(
+                df.assign(mean_loss=df["cumulative_loss"] / df["n_scored"].clip(lower=1)),
+                "mean_loss",
+                values=regression,
+            )
     if "n_scored" in df:
         summary["n_scored"] = int(df["n_scored"].iloc[0])
     return _clean(summary), df
+
+
+def _learner_name(name: str, scenario: str | None) -> str:
+    """The registered name (case-insensitive); "did you mean" offers names that run ``scenario``."""
+    from evofeat.evaluate.repeat import SCENARIOS
+    from evofeat.registry import canonical
+
+    try:
+        return canonical(name)
+    except InputError:
+        owner = {"incdec": "onepass", "feature-stream": "selector"}
+        kind = owner.get(scenario or "", "online" if scenario in SCENARIOS else None)
+        return canonical(name, kind=kind)
+
+
+@lru_cache(maxsize=2)
+def _load(dataset: str, **kw: Any) -> Any:
+    """``evofeat.datasets.load``, once per command (``compare`` runs every learner on it)."""
+    from evofeat.datasets import load
+
+    return load(dataset, **kw)
+
+
+def _progress(total: int, desc: str, unit: str) -> Any:
+    """A progress display on stderr for ``total`` steps (none for a single step)."""
+    from contextlib import nullcontext
+
+    from evofeat._progress import Progress
+
+    return Progress(total, desc, unit=unit) if total > 1 else nullcontext(None)
+
+
+def _check_writable(out: Path) -> None:
+    """Raise :class:`InputError` naming ``out`` when it cannot be created or written into."""
+    target = out if out.exists() else next((p for p in out.parents if p.exists()), Path("."))
+    problem = ""
+    if out.exists() and not out.is_dir():
+        problem = "it exists and is not a folder"
+    elif not target.is_dir():
+        problem = f"{target} is not a folder"
+    elif not os.access(target, os.W_OK | os.X_OK):
+        problem = f"{target} is not writable"
+    if problem:
+        raise InputError(
+            f"cannot write the results to --out {out}: {problem}",
+            expected="a folder that can be created or written into",
+            received=str(out),
+            fix="pick another --out",
+        )
 
 
 def _write_out(df: Any, summary: dict[str, Any], out: Path) -> None:
     """Write summary.json, repeats.csv and the curve into ``out`` all at once.
 
     Everything is written into a hidden folder beside ``out`` first and moved
-    in only when complete, so a failure leaves ``out`` as it was.
+    in only when complete, so a failure leaves ``out`` as it was. The folder
+    gets the usual permissions (those of ``mkdir`` under the user's umask).
     """
-    import shutil
-    import tempfile
+    _write_atomically(out, lambda tmp: _write_files(df, summary, tmp))
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+
+def _write_atomically(out: Path, write: Callable[[Path], None]) -> None:
+    import shutil
+
+    from evofeat._scratch import make_scratch
+
     try:
-        (tmp / "summary.json").write_text(
-            json.dumps(summary, indent=1, default=float) + "\n", encoding="utf-8"
-        )
-        scalar = [
-            c
-            for c in df.columns
-            if not df[c].map(lambda v: isinstance(v, list | dict | tuple)).any()
-        ]
-        df[scalar].to_csv(tmp / "repeats.csv", index=False)
-        _write_curves(df, summary, tmp)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = make_scratch(out.parent, f"{out.name}.")  # a killed run's leftover is removed here
+    except OSError as exc:
+        raise InputError(
+            f"cannot write the results to --out {out}: {exc.strerror or exc}",
+            expected="a folder that can be created or written into",
+            fix="pick another --out",
+        ) from None
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        tmp.chmod(0o777 & ~umask)  # mkdtemp makes it 0700
+        write(tmp)
         if not out.exists():
             os.replace(tmp, out)
             return
         for f in tmp.iterdir():
             os.replace(f, out / f.name)
+    except OSError as exc:
+        raise InputError(
+            f"cannot write the results to --out {out}: {exc.strerror or exc}",
+            expected="a folder with room and permission to write",
+            fix="pick another --out",
+        ) from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _write_curves(df: Any, summary: dict[str, Any], out: Path) -> None:
-    import numpy as np
+def _write_files(df: Any, summary: dict[str, Any], tmp: Path) -> None:
+    (tmp / "summary.json").write_text(
+        json.dumps(summary, indent=1, default=float) + "\n", encoding="utf-8"
+    )
+    scalar = [
+        c for c in df.columns if not df[c].map(lambda v: isinstance(v, list | dict | tuple)).any()
+    ]
+    df[scalar].to_csv(tmp / "repeats.csv", index=False)
+    _write_curves({summary["learner"]: df}, f"{summary['dataset']} ({summary['scenario']})", tmp)
+
+
+def _write_curves(frames: dict[str, Any], title: str, out: Path) -> None:
+    """``curve.csv`` (rows, then mean and std per learner) and ``curve.png``/``.svg``.
+
+    The curve is the online mistake rate of classifiers, the online average
+    loss of regressors, with a ±1 std band over the repeats and the
+    scenario's stage boundaries.
+    """
     import pandas as pd
 
+    from evofeat._curves import curve_kind, curve_stats, plot_curves, stage_boundaries
     from evofeat.report.figures import new_figure, save_figure
 
-    if "curve_rows" not in df:
+    frames = {k: df for k, df in frames.items() if "curve_rows" in df}
+    if not frames:
         return
-    rows = np.asarray(df["curve_rows"].iloc[0])
-    rates = np.array([np.asarray(r) for r in df["curve_mistake_rate"]])
-    table = pd.DataFrame(
+    first = next(iter(frames.values()))
+    column, ylabel = curve_kind(first)
+    tables = {k: curve_stats(df, column) for k, df in frames.items()}
+    name = column.removeprefix("curve_")
+    csv = pd.DataFrame({"rows": next(iter(tables.values()))["rows"]})
+    for k, t in tables.items():
+        prefix = "" if len(tables) == 1 else f"{k}_"
+        csv[f"{prefix}{name}_mean"] = t["mean"].to_numpy()
+        csv[f"{prefix}{name}_std"] = t["std"].to_numpy()
+    csv.to_csv(out / "curve.csv", index=False)
+    fig, (ax,) = new_figure(1, size=5.0)
+    plot_curves(ax, tables, stage_boundaries(first), ylabel)
+    n = len(first)
+    ax.set_title(f"{title}, {n} repeat{'s' if n > 1 else ''}" + (" (±1 std)" if n > 1 else ""))
+    save_figure(fig, out, "curve")
+
+
+@main.command()
+@click.option(
+    "--learners",
+    "names",
+    required=True,
+    help="Two or more learners, comma-separated, e.g. pa-i,stsd-i,ofs (all of one kind).",
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="LEARNER:K=V",
+    help="Parameter of one learner, e.g. stsd-i:C=0.1 (repeatable).",
+)
+@_DATA_OPTIONS
+@click.option("--repeats", default=10, show_default=True, type=click.IntRange(2))
+@_REPEAT_OPTIONS
+@click.option(
+    "--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True)
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Also write summary.json, repeats.csv, pairs.csv and the curves of every learner "
+    "(mean and ±1 std band over the repeats) as CSV, PNG and SVG here.",
+)
+def compare(
+    names: str,
+    params: tuple[str, ...],
+    dataset: str,
+    scenario: str | None,
+    scenario_params: tuple[str, ...],
+    preprocess: str,
+    label_column: str | None,
+    repeats: int,
+    seed: int,
+    perm_file: str | None,
+    jobs: int,
+    alpha: float,
+    fmt: str,
+    out: str | None,
+) -> None:
+    """Several learners on the same streams (the same row orders), with paired tests.
+
+    Each learner runs through the one repeat runner exactly as `evofeat run`
+    runs it, on repeat r's row order (seed + r, or line r of --permutations),
+    so the repeats pair up. For each pair: the mean difference of the score
+    (mistakes; the cumulative loss for regressors; lower is better), a
+    two-sided paired t-test and a Wilcoxon signed-rank test, and the outcome
+    (win / tie / loss at level --alpha). Then each learner's win/tie/loss
+    against all the others.
+    """
+    errors: tuple[type[BaseException], ...] = (*_user_errors(), ValueError, OSError)
+    try:
+        learners, per = _compare_args(names, params, scenario)
+        if out:
+            _check_writable(Path(out))
+        frames: dict[str, Any] = {}
+        summaries: dict[str, dict[str, Any]] = {}
+        with _progress(repeats * len(learners), f"compare on {dataset}", "run") as step:
+            for k, name in enumerate(learners):
+                summaries[name], frames[name] = _run(
+                    name,
+                    per[name],
+                    dataset,
+                    scenario,
+                    scenario_params,
+                    preprocess,
+                    label_column,
+                    repeats,
+                    seed,
+                    perm_file,
+                    jobs,
+                    progress=None if step is None else _offset(step, k * repeats),
+                )
+        result = _compare(summaries, frames, alpha)
+        if out:
+            _write_atomically(Path(out), lambda tmp: _write_compare(result, frames, tmp))
+    except errors as exc:
+        _fail(exc)
+        return
+    if fmt == "json":
+        click.echo(json.dumps(result, default=float, allow_nan=False))
+        return
+    _print_compare(result)
+
+
+def _offset(step: Callable[[int, int], None], base: int) -> Callable[[int, int], None]:
+    return lambda done, total: step(base + done)
+
+
+def _compare_args(
+    names: str, params: tuple[str, ...], scenario: str | None
+) -> tuple[list[str], dict[str, tuple[str, ...]]]:
+    """The learners (registered names, one kind, no repeats) and each one's ``--param`` list."""
+    from evofeat.registry import kind_of
+
+    learners = [_learner_name(n, scenario) for n in names.split(",") if n.strip()]
+    if len(set(learners)) < 2 or len(set(learners)) != len(learners):
+        raise InputError(
+            "compare needs two or more different learners",
+            expected="--learners A,B[,C...] with no name twice",
+            received=names,
+            fix="write e.g. --learners pa-i,stsd-i,ofs",
+        )
+    kinds = {n: kind_of(n) for n in learners}
+    if len(set(kinds.values())) > 1:
+        raise InputError(
+            "compare runs learners of one kind (they need the same scenario)",
+            expected="only online learners, only one-pass estimators or only selectors",
+            received=", ".join(f"{n} ({k})" for n, k in kinds.items()),
+            fix="`evofeat learners` gives each learner's kind",
+        )
+    per: dict[str, list[str]] = {n: [] for n in learners}
+    for item in params:
+        head, sep, kv = item.partition(":")
+        name = _learner_name(head, scenario) if sep and "=" not in head else None
+        if name not in per:
+            raise InputError(
+                f"bad --param {item!r}",
+                expected="LEARNER:K=V with LEARNER one of " + ", ".join(learners),
+                received=item,
+                fix=f"write e.g. --param {learners[0]}:C=0.1",
+            )
+        per[name].append(kv)
+    return learners, {n: tuple(v) for n, v in per.items()}
+
+
+def _compare(
+    summaries: dict[str, dict[str, Any]], frames: dict[str, Any], alpha: float
+) -> dict[str, Any]:
+    """Scores, the paired tests of every pair and each learner's win/tie/loss (JSON-able)."""
+    from itertools import combinations
+
+    from evofeat.evaluate.stats import paired_tests
+
+    first = next(iter(summaries.values()))
+    regression = first.get("mistakes") is None and first.get("mean_loss") is not None
+    metric = "cumulative_loss" if regression else "mistakes"
+    orders = {tuple(df["repeat"]) for df in frames.values()}
+    assert len(orders) == 1, "every learner runs the same repeats"
+    pairs = []
+    tally = {n: {"t": [0, 0, 0], "wilcoxon": [0, 0, 0]} for n in summaries}
+    for a, b in combinations(summaries, 2):
+        test = paired_tests(
+            frames[a][metric].to_numpy(float),
+            frames[b][metric].to_numpy(float),
+            alpha=alpha,
+            higher_is_better=False,
+        )
+        pairs.append({"a": a, "b": b, **test})
+        for key, name in (("t", "t_outcome"), ("wilcoxon", "wilcoxon_outcome")):
+            won = ("win", "tie", "loss").index(test[name])
+            tally[a][key][won] += 1
+            tally[b][key][2 - won] += 1
+    keep = ("dataset", "scenario", "scenario_params", "preprocess", "repeats", "seed")
+    return _clean(
         {
-            "rows": rows,
-            "mistake_rate_mean": rates.mean(axis=0),
-            "mistake_rate_std": rates.std(axis=0, ddof=1) if len(rates) > 1 else 0.0,
+            **{k: first[k] for k in keep},
+            "permutations": first.get("permutations"),
+            "metric": metric,
+            "higher_is_better": False,
+            "alpha": alpha,
+            "learners": list(summaries.values()),
+            "pairs": pairs,
+            "win_tie_loss": tally,
         }
     )
-    table.to_csv(out / "curve.csv", index=False)
-    fig, (ax,) = new_figure(1)
-    ax.plot(rows, table["mistake_rate_mean"], label=summary["learner"])
-    ax.set_xscale("log")
-    ax.set_xlabel("rows seen")
-    ax.set_ylabel("online mistake rate")
-    ax.set_title(f"{summary['dataset']} ({summary['scenario']})")
-    ax.legend()
-    save_figure(fig, out, "curve")
+
+
+def _print_compare(result: dict[str, Any]) -> None:
+    metric, n = result["metric"], result["repeats"]
+    click.echo(
+        f"{', '.join(s['learner'] for s in result['learners'])} on {result['dataset']} "
+        f"({result['scenario']}, {n} repeats, the same row orders for every learner)"
+    )
+    width = max(len(s["learner"]) for s in result["learners"]) + 2
+    key = "cumulative_loss" if metric == "cumulative_loss" else "mistakes"
+    head = "total loss" if key == "cumulative_loss" else "mistakes"
+    click.echo(f"  {'learner':<{width}} {head:<20} {'accuracy':<18} t W/T/L  Wilcoxon W/T/L")
+    for s in result["learners"]:
+        wtl = result["win_tie_loss"][s["learner"]]
+        acc = _fmt_stat(s.get("accuracy"), 4)
+        click.echo(
+            f"  {s['learner']:<{width}} {_fmt_stat(s.get(key), 1):<20} {acc:<18} "
+            f"{'/'.join(map(str, wtl['t'])):<8} {'/'.join(map(str, wtl['wilcoxon']))}"
+        )
+    click.echo(
+        f"\n  paired tests on {head} (lower is better; two-sided, alpha {result['alpha']:g}):"
+    )
+    click.echo(
+        f"  {'A':<{width}} {'B':<{width}} {'mean A-B':>10} {'t-test p':>10} {'Wilcoxon p':>11}"
+        "  t-test  Wilcoxon (A against B)"
+    )
+    for p in result["pairs"]:
+        click.echo(
+            f"  {p['a']:<{width}} {p['b']:<{width}} {p['mean_diff']:>10.2f} {p['t_pvalue']:>10.2g} "
+            f"{p['wilcoxon_pvalue']:>11.2g}  {p['t_outcome']:<7} {p['wilcoxon_outcome']}"
+        )
+
+
+def _write_compare(result: dict[str, Any], frames: dict[str, Any], tmp: Path) -> None:
+    import pandas as pd
+
+    (tmp / "summary.json").write_text(
+        json.dumps(result, indent=1, default=float) + "\n", encoding="utf-8"
+    )
+    tables = []
+    for name, df in frames.items():
+        scalar = [
+            c
+            for c in df.columns
+            if not df[c].map(lambda v: isinstance(v, list | dict | tuple)).any()
+        ]
+        tables.append(df[scalar].assign(learner=name))
+    pd.concat(tables, ignore_index=True).to_csv(tmp / "repeats.csv", index=False)
+    pd.DataFrame(result["pairs"]).to_csv(tmp / "pairs.csv", index=False)
+    _write_curves(frames, f"{result['dataset']} ({result['scenario']})", tmp)
 
 
 @main.command()
@@ -581,12 +1016,19 @@ def reproduce(paper: str, quick: bool, out: str | None, jobs: int, scheduler: st
 @click.option("--out", type=click.Path(file_okay=False), default="evofeat-demo", show_default=True)
 @click.option("--repeats", default=5, show_default=True, type=click.IntRange(1))
 def demo(out: str, repeats: int) -> None:
-    """A small real experiment on bundled data: a table and a figure, in under a minute."""
-    from evofeat.demo import run_demo
+    """A small real experiment on bundled data: a table and a figure.
+
+    Four online learners on three bundled data sets as trapezoidal streams,
+    over --repeats row orders each (progress on stderr).
+    """
+    from evofeat.demo import DEMO_DATASETS, DEMO_LEARNERS, run_demo
 
     try:
-        text = run_demo(Path(out), repeats=repeats)
-    except _user_errors() as exc:
+        _check_writable(Path(out))
+        total = len(DEMO_DATASETS) * len(DEMO_LEARNERS) * repeats
+        with _progress(total, "demo", "run") as step:
+            text = run_demo(Path(out), repeats=repeats, progress=step)
+    except (*_user_errors(), OSError) as exc:
         _fail(exc)
         return
     click.echo(text)

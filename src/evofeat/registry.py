@@ -12,7 +12,17 @@ from typing import Any
 
 from evofeat.base.errors import InputError
 
-__all__ = ["ONLINE", "ONEPASS", "SELECTORS", "all_names", "kind_of", "make"]
+__all__ = [
+    "ONEPASS",
+    "ONLINE",
+    "SELECTORS",
+    "all_names",
+    "canonical",
+    "describe",
+    "kind_of",
+    "make",
+    "parameters",
+]
 
 #: online learners (the prequential loop): name -> module with ``LEARNERS``.
 ONLINE: dict[str, str] = {
@@ -48,32 +58,125 @@ SELECTORS: dict[str, str] = {
 }
 
 
-def all_names() -> list[str]:
-    """All registered names, sorted."""
+_TABLES: dict[str, dict[str, str]] = {"online": ONLINE, "onepass": ONEPASS, "selector": SELECTORS}
+_KIND_WORDS = {"online": "online learner", "onepass": "one-pass estimator", "selector": "selector"}
+
+
+def all_names(kind: str | None = None) -> list[str]:
+    """All registered names (of one ``kind`` if given), sorted."""
+    if kind is not None:
+        return sorted(_TABLES[kind])
     return sorted({**ONLINE, **ONEPASS, **SELECTORS})
+
+
+def canonical(name: str, kind: str | None = None) -> str:
+    """The registered spelling of ``name`` (names are case-insensitive).
+
+    An unknown name raises :class:`InputError` with the closest names of
+    ``kind`` (all kinds when None) as "did you mean".
+
+    >>> canonical("PA-I")
+    'pa-i'
+    >>> canonical("stsd-j", kind="online")
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: unknown online learner 'stsd-j' (did you mean stsd-i, stsd or stsd-ii?); fix: `evofeat learners` lists every learner with its kind, task and parameters
+    >>> canonical("opid", kind="online")
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: opid is a one-pass estimator, not an online learner: expected an online learner, e.g. perceptron, pa-i, stsd-i, ofs; fix: `evofeat learners` lists every learner with its kind, task and parameters
+    """
+    key = str(name).strip().lower()
+    fix = "`evofeat learners` lists every learner with its kind, task and parameters"
+    names = all_names(kind)
+    if key in names:
+        return key
+    word = _KIND_WORDS[kind] if kind else "learner"
+    if kind is not None and key in all_names():
+        examples = [
+            n for n in ("perceptron", "pa-i", "stsd-i", "ofs", "opid", "ceofs") if n in names
+        ]
+        raise InputError(
+            f"{key} is a {_KIND_WORDS[kind_of(key)]}, not an {word}"
+            if word[0] in "aeiou"
+            else f"{key} is a {_KIND_WORDS[kind_of(key)]}, not a {word}",
+            expected=f"{'an' if word[0] in 'aeiou' else 'a'} {word}, e.g. "
+            + ", ".join(examples or names[:4]),
+            fix=fix,
+        )
+    raise InputError(f"unknown {word} {name!r}{_did_you_mean(key, names, 3)}", fix=fix)
+
+
+def _did_you_mean(key: str, names: list[str], n: int) -> str:
+    """`` (did you mean a, b or c?)`` with the closest of ``names``, or ``""``."""
+    close = difflib.get_close_matches(key, names, n=n, cutoff=0.5)
+    close += [v for v in names if v.lower() == key.lower() and v not in close]
+    if not close:
+        return ""
+    said = close[0] if len(close) == 1 else ", ".join(close[:-1]) + " or " + close[-1]
+    return f" (did you mean {said}?)"
 
 
 def kind_of(name: str) -> str:
     """``"online"``, ``"onepass"`` or ``"selector"``; an unknown name raises :class:`InputError`.
 
-    >>> kind_of("pa-i")
-    'online'
+    >>> kind_of("pa-i"), kind_of("OPID")
+    ('online', 'onepass')
     >>> kind_of("stsd-j")
     Traceback (most recent call last):
     ...
-    evofeat.base.errors.InputError: unknown learner 'stsd-j': expected one of stsd-i, stsd, stsd-ii, ...
+    evofeat.base.errors.InputError: unknown learner 'stsd-j' (did you mean stsd-i, stsd or stsd-ii?); fix: `evofeat learners` lists every learner with its kind, task and parameters
     """
-    for kind, table in (("online", ONLINE), ("onepass", ONEPASS), ("selector", SELECTORS)):
-        if name in table:
-            return kind
-    names = all_names()
-    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-    rest = [n for n in names if n not in close]
-    raise InputError(
-        f"unknown learner {name!r}",
-        expected="one of " + ", ".join(close + rest),
-        fix="pick one of the names above (`evofeat.registry.all_names()` lists them)",
-    )
+    key = canonical(name)
+    return next(kind for kind, table in _TABLES.items() if key in table)
+
+
+def _factory(name: str) -> tuple[str, Any]:
+    """The kind and the factory registered as ``name`` (its module imported now)."""
+    key = canonical(name)
+    kind = kind_of(key)
+    try:
+        module = importlib.import_module(_TABLES[kind][key])
+    except ModuleNotFoundError as exc:
+        raise InputError(
+            f"learner {key!r} is not available yet",
+            expected="an implemented learner",
+            received=str(exc),
+            fix="pick another learner",
+        ) from None
+    return kind, getattr(module, "SELECTORS" if kind == "selector" else "LEARNERS")[key]
+
+
+def parameters(name: str) -> dict[str, Any]:
+    """The parameters a user may set on ``name``, with their defaults (fixed ones left out).
+
+    >>> parameters("pa-i")
+    {'C': 1.0}
+    """
+    import inspect
+
+    _, factory = _factory(name)
+    target = getattr(factory, "func", factory)
+    fixed = getattr(factory, "keywords", None) or {}
+    return {
+        p.name: (None if p.default is inspect.Parameter.empty else p.default)
+        for p in inspect.signature(target).parameters.values()
+        if p.name != "self" and p.name not in fixed and p.kind is not p.VAR_KEYWORD
+    }
+
+
+def describe(name: str) -> dict[str, Any]:
+    """Name, kind, task and parameters (with defaults) of a registered learner.
+
+    >>> describe("ofs")["kind"], describe("ofs")["task"], describe("ofs")["params"]["budget"]
+    ('online', 'binary', 0.1)
+    """
+    key = canonical(name)
+    kind, factory = _factory(key)
+    task = getattr(factory(), "task", None) or "classification"
+    if not isinstance(task, str):
+        task = "classification"
+    return {"name": key, "kind": kind, "task": task, "params": parameters(key)}
 
 
 def make(name: str, **params: Any) -> Any:
@@ -84,31 +187,18 @@ def make(name: str, **params: Any) -> Any:
     >>> make("pa-i", c=0.5)
     Traceback (most recent call last):
     ...
-    evofeat.base.errors.InputError: unknown parameter 'c' for pa-i: expected one of mode, C; fix: check the spelling (parameters are case-sensitive)
+    evofeat.base.errors.InputError: unknown parameter 'c' for pa-i (did you mean C?): expected one of C; fix: check the spelling (parameters are case-sensitive); `evofeat learners` lists pa-i's parameters
     """
-    kind = kind_of(name)
-    module_name = {"online": ONLINE, "onepass": ONEPASS, "selector": SELECTORS}[kind][name]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        raise InputError(
-            f"learner {name!r} is not available yet",
-            expected="an implemented learner",
-            received=str(exc),
-            fix="pick another learner",
-        ) from None
-    table = getattr(module, "SELECTORS" if kind == "selector" else "LEARNERS")
-    factory = table[name]
-    import inspect
-
-    target = getattr(factory, "func", factory)
-    valid = [p for p in inspect.signature(target).parameters if p != "self"]
-    for key in params:
-        if key not in valid:
+    key = canonical(name)
+    kind, factory = _factory(key)
+    valid = list(parameters(key))
+    for k in params:
+        if k not in valid:
             raise InputError(
-                f"unknown parameter {key!r} for {name}",
+                f"unknown parameter {k!r} for {key}{_did_you_mean(k, valid, 1)}",
                 expected="one of " + ", ".join(valid),
-                fix="check the spelling (parameters are case-sensitive)",
+                fix="check the spelling (parameters are case-sensitive); "
+                f"`evofeat learners` lists {key}'s parameters",
             )
     obj = factory(**params)
     if hasattr(obj, "_reset") and kind == "online":

@@ -34,7 +34,7 @@ What a repeat reports (the columns of the table):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -362,10 +362,12 @@ def repeat_batch(
     seed: int = 0,
     n_jobs: int = 1,
     preprocess: str = "none",
+    progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     """:func:`run_batch_once` for ``repeat = 0 .. repeats-1``, through :func:`evofeat.evaluate.repeat`.
 
-    Returns one row per repeat (see the module docstring for the columns).
+    Returns one row per repeat (see the module docstring for the columns);
+    ``progress(done, repeats)`` is called as each repeat finishes.
 
     >>> df = repeat_batch("svm-s", {"cv": 3}, "german", "incdec", {"n_estage": 40}, repeats=2)
     >>> len(df), sorted(df["repeat"]), bool(df["accuracy"].between(0, 1).all())
@@ -385,4 +387,5 @@ def repeat_batch(
         scenario_params=dict(scenario_params or {}),
         seed=seed,
         preprocess=preprocess,
+        progress=progress,
     )

@@ -20,6 +20,7 @@ __all__ = [
     "make_stream",
     "repeat",
     "run_once",
+    "scenario_params_used",
     "summarize",
 ]
 
@@ -107,6 +108,31 @@ def make_stream(
     return stream
 
 
+def scenario_params_used(
+    scenario: str, scenario_params: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The parameters ``scenario`` runs with: ``scenario_params`` over its defaults.
+
+    ``seed`` is left out unless given (repeat ``r`` then uses ``seed + r``).
+
+    >>> scenario_params_used("trapezoidal", {"n_stages": 5})
+    {'n_stages': 5, 'feature_order': 'original', 'layout': 'paper', 'fractions': None}
+    >>> scenario_params_used("full")
+    {}
+    """
+    import inspect
+
+    check_online_scenario(scenario)
+    given = dict(scenario_params or {})
+    used = {
+        name: p.default
+        for name, p in inspect.signature(SCENARIOS[scenario]).parameters.items()
+        if name not in ("X", "y", "feature_names", "task", "seed")
+        and p.default is not inspect.Parameter.empty
+    }
+    return {**used, **given}
+
+
 def run_once(
     learner: Any,
     dataset: Any,
@@ -162,7 +188,12 @@ def run_once(
         order = permutation(n, None if seed is None else seed + repeat)
     stream = make_stream(data, scenario, scenario_params, order=order, seed=(seed or 0) + repeat)
     model = make(learner, **dict(params or {})) if isinstance(learner, str) else learner.clone()
-    return prequential(model, stream, keep_predictions=keep_predictions)
+    result = prequential(model, stream, keep_predictions=keep_predictions)
+    starts = stream.info.get("stage_rows", [])[1:] or stream.info.get("switch_rows", [])
+    first = int(stream.info.get("eval_from", 0))
+    if starts:  # where the stages start, in the curve's rows (counted from the first scored row)
+        result.extra["curve_stages"] = [int(r) - first for r in starts if r > first]
+    return result
 
 
 def _is_stream(obj: Any) -> bool:
@@ -189,9 +220,10 @@ def repeat(
     repeats: int = 20,
     n_jobs: int = 1,
     runner: Callable[..., Any] | None = None,
+    progress: Callable[[int, int], None] | None = None,
     **kw: Any,
 ) -> pd.DataFrame:
-    """:func:`run_once` for ``repeat = 0 .. repeats-1`` (joblib across ``n_jobs`` cores).
+    """:func:`run_once` for ``repeat = 0 .. repeats-1`` (joblib's loky workers across ``n_jobs`` cores).
 
     Returns a tidy table, one row per repeat (``mistakes``, ``accuracy``,
     ``cumulative_loss``, ``seconds``, the curves, ...).
@@ -201,18 +233,29 @@ def repeat(
     ``as_dict()`` or a dict); :func:`evofeat.evaluate.batch.repeat_batch`
     runs the one-pass estimators and the feature selectors this way. It must
     be a module-level function so that joblib can send it to the workers.
+    ``progress(done, repeats)`` is called as each repeat finishes. Every
+    repeat runs with one BLAS thread, so the results do not depend on
+    ``n_jobs`` or on where they ran.
 
     >>> df = repeat("pa-i", "german", "trapezoidal", repeats=3, preprocess="zscore")
     >>> len(df), sorted(df["repeat"])
     (3, [0, 1, 2])
     """
-    from joblib import Parallel, delayed
+    from evofeat._parallel import imap_unordered, one_blas_thread
 
-    jobs = [(learner, dataset, scenario, kw, r, runner) for r in range(repeats)]
+    jobs = ((learner, dataset, scenario, kw, r, runner) for r in range(repeats))
+    rows = []
     if n_jobs == 1:
-        rows = [_one(j) for j in jobs]
+        for j in jobs:
+            with one_blas_thread():  # the same sums, in the same order, as in a worker
+                rows.append(_one(j))
+            if progress:
+                progress(len(rows), repeats)
     else:
-        rows = Parallel(n_jobs=n_jobs)(delayed(_one)(j) for j in jobs)
+        for _, row in imap_unordered(_one, ((j,) for j in jobs), n_jobs):
+            rows.append(row)
+            if progress:
+                progress(len(rows), repeats)
     return pd.DataFrame(rows).sort_values("repeat").reset_index(drop=True)
 
 

@@ -1,0 +1,6 @@
+"""``python -m evofeat``: the ``evofeat`` command."""
+
+from evofeat.cli import main
+
+if __name__ == "__main__":  # pragma: no cover
+    main(prog_name="evofeat")

@@ -1,0 +1,163 @@
+"""Local parallel work that is safe to interrupt and leaves no processes behind.
+
+Tasks run in joblib's loky worker processes, each with one BLAS thread (so a
+result does not depend on where it ran: a sum split over threads adds in
+another order). The workers ignore Ctrl-C (the main process decides), leave
+when idle for :data:`IDLE_TIMEOUT` seconds, and exit within a second of the
+main process dying, even by ``kill -9``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from typing import Any
+
+from evofeat.base.errors import InputError
+
+__all__ = [
+    "IDLE_TIMEOUT",
+    "deferred_sigint",
+    "imap_unordered",
+    "n_workers",
+    "one_blas_thread",
+]
+
+#: seconds an idle worker process waits for more work before it exits
+IDLE_TIMEOUT = 10
+
+_ONE_THREAD = {
+    name: "1"
+    for name in (
+        "OMP_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "BLIS_NUM_THREADS",
+        "VECLIB_MAXIMUM_THREADS",
+        "NUMEXPR_NUM_THREADS",
+    )
+}
+
+
+def n_workers(jobs: int) -> int:
+    """Worker count for ``jobs`` (joblib's meaning: -1 all cores, -2 all but one, ...).
+
+    >>> n_workers(3), n_workers(-1) == (os.cpu_count() or 1)
+    (3, True)
+    >>> n_workers(0)
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: bad --jobs 0: expected a positive count, or -1 for all cores (-2 all but one, ...); fix: pass --jobs 1 to run in this process
+    """
+    cores = os.cpu_count() or 1
+    if jobs == 0:
+        raise InputError(
+            "bad --jobs 0",
+            expected="a positive count, or -1 for all cores (-2 all but one, ...)",
+            fix="pass --jobs 1 to run in this process",
+        )
+    return jobs if jobs > 0 else max(1, cores + 1 + jobs)
+
+
+def one_blas_thread() -> Any:
+    """A context in which BLAS / OpenMP use one thread (results independent of the machine's load)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1)
+
+
+def _watch_parent(parent: int) -> None:
+    """Worker initializer: ignore Ctrl-C, and exit as soon as the main process is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        import time
+
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="evofeat-parent-watch", daemon=True).start()
+
+
+def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    with one_blas_thread():
+        return fn(*args)
+
+
+class deferred_sigint:
+    """Hold SIGINT while set up (main thread only): the first Ctrl-C is noted, a second one raises."""
+
+    def __init__(self) -> None:
+        self.hit = False
+        self._old: Any = None
+
+    def __enter__(self) -> deferred_sigint:
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.getsignal(signal.SIGINT)
+            signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.hit:
+            raise KeyboardInterrupt
+        self.hit = True
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+
+def imap_unordered(
+    fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], jobs: int
+) -> Iterator[tuple[int, Any]]:
+    """Yield ``(i, fn(*tasks[i]))`` as each task finishes, on ``jobs`` worker processes.
+
+    ``fn`` must be a module-level function. On Ctrl-C the tasks already
+    finished are still yielded (so the caller can keep them), the others are
+    cancelled, the workers are stopped and :class:`KeyboardInterrupt` is
+    raised. A task's exception is raised as it is.
+
+    >>> sorted(imap_unordered(pow, [(2, 3), (3, 2)], jobs=2))
+    [(0, 8), (1, 9)]
+    """
+    from joblib.externals.loky import get_reusable_executor
+
+    executor = get_reusable_executor(
+        max_workers=n_workers(jobs),
+        timeout=IDLE_TIMEOUT,
+        initializer=_watch_parent,
+        initargs=(os.getpid(),),
+        env=_ONE_THREAD,
+    )
+    workers = n_workers(jobs)
+    todo = iter(enumerate(tasks))
+    futures: dict[Future[Any], int] = {}  # in flight: at most one task a worker, so a stop
+    # leaves nothing queued (and memory holds only the tasks running)
+
+    def submit() -> None:
+        for i, t in todo:
+            futures[executor.submit(_call, fn, tuple(t))] = i
+            if len(futures) >= workers:
+                return
+
+    try:
+        with deferred_sigint() as sigint:
+            submit()
+            while futures and not sigint.hit:
+                done, _ = wait(futures, timeout=0.2, return_when=FIRST_COMPLETED)
+                for fut in sorted(done, key=futures.__getitem__):
+                    yield futures.pop(fut), fut.result()
+                if not sigint.hit:
+                    submit()
+            if sigint.hit:  # Ctrl-C: keep what finished, stop the rest
+                for fut in sorted(futures, key=futures.__getitem__):
+                    if fut.done() and fut.exception() is None:
+                        yield futures.pop(fut), fut.result()
+                raise KeyboardInterrupt
+    finally:
+        if futures:  # Ctrl-C, an error, or the caller stopped early: no work left running
+            executor.shutdown(wait=True, kill_workers=True)
