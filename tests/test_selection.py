@@ -317,21 +317,36 @@ def test_saola_tie_rule_textbook_vs_lofs() -> None:
 
 
 def _alpha_investing_by_hand(
-    X: np.ndarray, y: np.ndarray, prepend: bool
+    X: np.ndarray, y: np.ndarray, variant: str, pvalue: str | None = None
 ) -> tuple[list[int], float]:
+    """Alpha-investing from its rules: the textbook chi^2 likelihood-ratio test, or LOFS's.
+
+    LOFS's ``Alpha_Investing``: the first column is kept untested, the fits are
+    ``inv(X'X) X'y`` without an intercept, ``sigma2 = SSE_old / n`` and
+    ``p = exp((SSE_new - SSE_old) / (2 sigma2))``.
+    """
     from scipy import stats
 
     n = y.size
-    design = [np.ones(n)] if prepend else [X[:, 0]]
-    chosen, w = ([] if prepend else [0]), 0.5
-    for j in range(0 if prepend else 1, X.shape[1]):
-        i = j + (2 if prepend else 1)
-        A = np.column_stack(design)
-        rss0 = np.sum((y - A @ np.linalg.lstsq(A, y, rcond=None)[0]) ** 2)
-        A1 = np.column_stack([*design, X[:, j]])
-        rss1 = np.sum((y - A1 @ np.linalg.lstsq(A1, y, rcond=None)[0]) ** 2)
+    lofs = variant == "lofs"
+    exp_rule = lofs if pvalue is None else pvalue == "exp"
+    design = [X[:, 0]] if lofs else [np.ones(n)]
+    chosen, w = ([0] if lofs else []), 0.5
+
+    def sse(A: np.ndarray) -> float:
+        r = y - A @ (np.linalg.inv(A.T @ A) @ A.T @ y)
+        return float(r @ r)
+
+    for j in range(1 if lofs else 0, X.shape[1]):
+        i = j + (1 if lofs else 2)
+        rss0 = sse(np.column_stack(design))
+        rss1 = sse(np.column_stack([*design, X[:, j]]))
+        if exp_rule:
+            p = math.exp((rss1 - rss0) / (2 * rss0 / n))
+        else:
+            p = stats.chi2.sf(n * math.log(rss0 / rss1), 1)
         level = w / (2 * i)
-        if stats.chi2.sf(n * math.log(rss0 / rss1), 1) < level:
+        if p < level:
             chosen.append(j)
             design.append(X[:, j])
             w += 0.5 - level
@@ -348,9 +363,20 @@ def test_alpha_investing_matches_least_squares_by_hand(variant: str) -> None:
     sel = AlphaInvesting(variant=variant).fit(X[:, :15], y)
     for j in range(15, 25):
         sel.add_feature(X[:, j])
-    chosen, wealth = _alpha_investing_by_hand(X, y, prepend=variant == "textbook")
+    chosen, wealth = _alpha_investing_by_hand(X, y, variant)
     assert sel.selected_ == chosen
     assert sel.wealth_ == pytest.approx(wealth)
+
+
+def test_alpha_investing_lofs_p_value_is_not_the_chi2_tail() -> None:
+    # exp(-dSSE / (2 SSE_old / n)) against P(chi2_1 > n ln(SSE_old / SSE_new)): on many weak
+    # features the two rules select differently, and the lofs variant follows LOFS's
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 40))
+    y = X[:, 0] + 0.06 * X[:, 1:].sum(axis=1) + rng.normal(size=300)
+    lofs_rule = _alpha_investing_by_hand(X, y, "lofs", pvalue="exp")[0]
+    assert lofs_rule != _alpha_investing_by_hand(X, y, "lofs", pvalue="chi2")[0]
+    assert AlphaInvesting(variant="lofs").fit(X, y).selected_ == lofs_rule
 
 
 def test_alpha_investing_lofs_keeps_the_first_column_untested() -> None:

@@ -27,8 +27,11 @@ class AlphaInvesting(StreamingSelector):
     term. ``variant="textbook"`` (default) prepends a real constant column
     (position 1, an intercept that is never reported), so every data column
     is tested and the first data column has position 2. ``variant="lofs"``
-    takes the columns as given: the first data column is kept untested and
-    reported, and the others start at position 2.
+    follows LOFS's ``Alpha_Investing``: it takes the columns as given (the
+    first data column is kept untested and reported, the others start at
+    position 2), and its p-value is the likelihood ratio of the Gaussian model
+    with the variance fixed at the current fit's, ``p = exp((RSS_with -
+    RSS_without) / (2 RSS_without / n))``, not the chi^2 tail.
 
     Parameters
     ----------
@@ -115,6 +118,8 @@ class AlphaInvesting(StreamingSelector):
         if nx <= 1e-20 * max(1.0, float(x @ x)) or self._rss <= 0:
             return 1.0
         rss1 = max(self._rss - float(self._resid @ xr) ** 2 / nx, 0.0)
+        if self.variant == "lofs":
+            return math.exp((rss1 - self._rss) / (2.0 * self._rss / self.n_rows_))
         if rss1 <= 0:
             return 0.0
         T = self.n_rows_ * math.log(self._rss / rss1)

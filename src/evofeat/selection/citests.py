@@ -2,7 +2,8 @@
 
 Continuous data: Pearson correlation and Fisher's z-test of a (partial)
 correlation. Discrete data: entropy, mutual information, symmetric
-uncertainty and the G^2 test. The conventions follow LOFS (Yu et al.'s
+uncertainty, the G^2 and chi^2 tests, and LOFS's own discrete test
+(:func:`lofs_ci_test`). The conventions follow LOFS (Yu et al.'s
 MATLAB library of streaming feature selection), which the streaming-feature
 literature uses:
 
@@ -24,15 +25,20 @@ import numba as nb
 import numpy as np
 from scipy import special, stats
 
+from evofeat.base.errors import InputError
+
 __all__ = [
     "FisherZTester",
     "G2Tester",
+    "chi2_test",
     "correlations",
     "encode",
     "entropy",
     "fisher_z_independent",
     "fisher_z_stat",
     "g2_test",
+    "lofs_ci_test",
+    "lofs_codes",
     "mutual_info",
     "mutual_info_codes",
     "mutual_info_many",
@@ -358,7 +364,14 @@ def _fisher_search(
 
 
 class G2Tester(_ConditionalTester):
-    """The G^2 test of conditional independence on discrete codes, set by set.
+    """The G^2 (or chi^2) test of conditional independence on discrete codes, set by set.
+
+    ``rule="textbook"`` (default): levels as observed, no minimum sample,
+    independent when ``p > alpha`` (:func:`g2_test`, :func:`chi2_test`).
+    ``rule="lofs"``: LOFS's ``my_cond_indep_chisquare`` (:func:`lofs_ci_test`:
+    levels are column maxima, ``n < 5 df`` reads as independent, the chi^2 test
+    corrects the cells with ``E < 10``), independent when ``p >= alpha``.
+    ``statistic`` is ``"g2"`` (default) or ``"chi2"``.
 
     >>> rng = np.random.default_rng(0)
     >>> a = rng.integers(0, 2, 400); b = a.copy(); b[:20] = 1 - b[:20]
@@ -368,11 +381,29 @@ class G2Tester(_ConditionalTester):
     (0,)
     """
 
-    def __init__(self, y: np.ndarray, alpha: float) -> None:
-        super().__init__(encode(y)[0], alpha)
+    def __init__(
+        self, y: np.ndarray, alpha: float, rule: str = "textbook", statistic: str = "g2"
+    ) -> None:
+        self.rule = rule
+        self.statistic = statistic
+        super().__init__(self._code(y, label=True), alpha)
+
+    def _code(self, x: np.ndarray, label: bool = False) -> np.ndarray:
+        return lofs_codes(x, label) if self.rule == "lofs" else encode(x)[0]
 
     def add(self, key: int, column: np.ndarray) -> None:
-        self.columns[key] = encode(column)[0]
+        self.columns[key] = self._code(column)
+
+    def independent(self, x: np.ndarray, S: np.ndarray | None = None) -> bool:
+        """Whether the coded column ``x`` is independent of the label given the coded ``S``."""
+        if self.rule == "lofs":
+            return lofs_ci_test(x, self.y, S, self.statistic)[2] >= self.alpha
+        test = g2_test if self.statistic == "g2" else chi2_test
+        return test(x, self.y, S)[2] > self.alpha
+
+    def relevant(self, X: np.ndarray) -> np.ndarray:
+        """Whether each column of ``X`` (raw values) depends on the label, given nothing."""
+        return np.array([not self.independent(self._code(X[:, j])) for j in range(X.shape[1])])
 
     def _prepare(self, key: int, pool: list[int]) -> object:
         return self.columns[key], [self.columns[p] for p in pool]
@@ -381,8 +412,7 @@ class G2Tester(_ConditionalTester):
         x: np.ndarray = ctx[0]  # type: ignore[index]
         cols: list[np.ndarray] = ctx[1]  # type: ignore[index]
         for t, s in enumerate(sets):
-            S = np.column_stack([cols[p] for p in s])
-            if g2_test(x, self.y, S)[2] > self.alpha:
+            if self.independent(x, np.column_stack([cols[p] for p in s])):
                 return t
         return None
 
@@ -488,6 +518,46 @@ def symmetric_uncertainty(a: np.ndarray, b: np.ndarray) -> float:
     return float(symmetric_uncertainty_many(a, np.asarray(b).reshape(-1, 1))[0])
 
 
+def _contingency(
+    x: np.ndarray, y: np.ndarray, S: np.ndarray | None
+) -> tuple[np.ndarray, int, int, int]:
+    """Counts ``O[stratum, x, y]`` over the observed strata of ``S``, and the levels of x, y and S.
+
+    Levels are those observed (:func:`encode`); the strata levels are the
+    product of the levels of the columns of ``S``.
+    """
+    xc, lx = encode(x)
+    yc, ly = encode(y)
+    n = xc.size
+    strata_levels = 1
+    sc = np.zeros(n, dtype=np.int64)
+    if S is not None and np.asarray(S).size:
+        S = np.asarray(S).reshape(n, -1)
+        for j in range(S.shape[1]):
+            c, lev = encode(S[:, j])
+            sc = sc * lev + c
+            strata_levels *= lev
+    sc, ls = encode(sc)
+    O = np.bincount((sc * lx + xc) * ly + yc, minlength=ls * lx * ly).reshape(ls, lx, ly)
+    return O.astype(float), lx, ly, strata_levels
+
+
+def _expected(O: np.ndarray) -> np.ndarray:
+    """Expected counts under independence within each stratum: ``n_{s,x} n_{s,y} / n_s``."""
+    return (
+        O.sum(axis=2, keepdims=True)
+        * O.sum(axis=1, keepdims=True)
+        / np.maximum(O.sum(axis=(1, 2), keepdims=True), 1)
+    )
+
+
+def _g2_statistic(O: np.ndarray) -> float:
+    """``G = 2 sum O ln(O / E)`` over the cells with ``O > 0``, summed over the strata."""
+    E = _expected(O)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(2.0 * np.sum(np.where(O > 0, O * np.log(O / np.where(E > 0, E, 1.0)), 0.0)))
+
+
 def g2_test(x: np.ndarray, y: np.ndarray, S: np.ndarray | None = None) -> tuple[float, int, float]:
     """The G^2 test of ``x`` independent of ``y`` given the columns of ``S``: ``(G, dof, p)``.
 
@@ -499,33 +569,116 @@ def g2_test(x: np.ndarray, y: np.ndarray, S: np.ndarray | None = None) -> tuple[
     >>> round(G, 2), dof, p < 1e-10
     (138.63, 1, True)
     """
-    xc, lx = encode(x)
-    yc, ly = encode(y)
-    n = xc.size
-    if S is None or np.asarray(S).size == 0:
-        sc, ls = np.zeros(n, dtype=np.int64), 1
-        strata_levels = 1
-    else:
-        S = np.asarray(S).reshape(n, -1)
-        strata_levels = 1
-        sc = np.zeros(n, dtype=np.int64)
-        for j in range(S.shape[1]):
-            c, lev = encode(S[:, j])
-            sc = sc * lev + c
-            strata_levels *= lev
-        sc, ls = encode(sc)
-    O = (
-        np.bincount((sc * lx + xc) * ly + yc, minlength=ls * lx * ly)
-        .reshape(ls, lx, ly)
-        .astype(float)
-    )
-    E = (
-        O.sum(axis=2, keepdims=True)
-        * O.sum(axis=1, keepdims=True)
-        / np.maximum(O.sum(axis=(1, 2), keepdims=True), 1)
-    )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        G = float(2.0 * np.sum(np.where(O > 0, O * np.log(O / np.where(E > 0, E, 1.0)), 0.0)))
+    O, lx, ly, strata_levels = _contingency(x, y, S)
+    G = _g2_statistic(O)
     dof = (lx - 1) * (ly - 1) * strata_levels
     p = float(stats.chi2.sf(G, dof)) if dof > 0 else 1.0
     return G, int(dof), p
+
+
+def chi2_test(
+    x: np.ndarray, y: np.ndarray, S: np.ndarray | None = None
+) -> tuple[float, int, float]:
+    """Pearson's chi^2 test of ``x`` independent of ``y`` given ``S``: ``(X2, dof, p)``.
+
+    ``X2 = sum (O - E)^2 / E`` over the cells with ``E > 0`` (no continuity
+    correction), strata, ``E`` and ``dof`` as :func:`g2_test`.
+
+    >>> x = np.array([0, 0, 1, 1] * 25); X2, dof, p = chi2_test(x, x)
+    >>> X2, dof, p < 1e-10
+    (100.0, 1, True)
+    """
+    O, lx, ly, strata_levels = _contingency(x, y, S)
+    E = _expected(O)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        X2 = float(np.sum(np.where(E > 0, (O - E) ** 2 / np.where(E > 0, E, 1.0), 0.0)))
+    dof = (lx - 1) * (ly - 1) * strata_levels
+    p = float(stats.chi2.sf(X2, dof)) if dof > 0 else 1.0
+    return X2, int(dof), p
+
+
+# ---------------------------------------------------------------------- LOFS's rules
+def lofs_codes(x: np.ndarray, label: bool = False) -> np.ndarray:
+    """A discrete column as LOFS reads it: integer codes ``1..max``.
+
+    LOFS's discrete tests take a variable's values to be ``1..max(x)`` and
+    count its levels as that maximum, observed or not. A feature column of
+    integers ``>= 1`` is taken as LOFS codes and kept as it is; any other
+    column (and a label) becomes the consecutive codes ``1..L`` of its sorted
+    distinct values, the coding LOFS's manual asks for. To reproduce a LOFS
+    run exactly, pass the codes given to LOFS.
+
+    >>> lofs_codes(np.array([1, 3, 3])).tolist(), lofs_codes(np.array([-2, 0, 2])).tolist()
+    ([1, 3, 3], [1, 2, 3])
+    >>> lofs_codes(np.array([2, 1, 1]), label=True).tolist()
+    [2, 1, 1]
+    """
+    x = np.asarray(x).ravel()
+    if not label and x.size and np.issubdtype(x.dtype, np.number):
+        xf = x.astype(np.float64)
+        if np.all(np.isfinite(xf)) and xf.min() >= 1 and np.all(xf == np.round(xf)):
+            return xf.astype(np.int64)
+    return encode(x)[0] + 1
+
+
+def lofs_ci_test(
+    x: np.ndarray, y: np.ndarray, S: np.ndarray | None = None, test: str = "g2"
+) -> tuple[float, int, float]:
+    """LOFS's ``my_cond_indep_chisquare``: ``(statistic, df, p)`` for x independent of y given S.
+
+    Every column holds LOFS codes ``1..max`` (:func:`lofs_codes`). The rules:
+
+    - levels are column maxima: ``df = (max x - 1)(max y - 1) prod_s max s``,
+      and ``df = 1`` when that is 0;
+    - when ``n < 5 df`` the test is not run: ``(-1, df, 1.0)``, which reads as
+      independent;
+    - ``test="g2"``: ``G = 2 sum O ln(O / E)`` over the observed strata of S;
+      ``test="chi2"``: Pearson's ``sum d^2 / E`` with ``d = |O - E| - 0.5``
+      wherever ``E < 10`` (a continuity correction cell by cell) and
+      ``d = O - E`` elsewhere, cells with ``E = 0`` left out;
+    - ``p = 1 - P(chi2_df <= statistic)``; x and y are independent when
+      ``p >= alpha``.
+
+    >>> x = np.array([1, 1, 2, 2] * 5); y = x.copy()
+    >>> stat, df, p = lofs_ci_test(x, y); round(stat, 3), df, p < 0.01
+    (27.726, 1, True)
+    >>> lofs_ci_test(x, y, np.full((20, 1), 5))  # df = 5 (S's maximum), 20 < 5 * 5: not tested
+    (-1.0, 5, 1.0)
+    """
+    x = np.asarray(x, dtype=np.int64).ravel()
+    y = np.asarray(y, dtype=np.int64).ravel()
+    n = x.size
+    S_arr = np.zeros((n, 0), dtype=np.int64) if S is None else np.asarray(S, dtype=np.int64)
+    S_arr = S_arr.reshape(n, -1)
+    if n == 0 or min(x.min(), y.min(), S_arr.min(initial=1)) < 1:
+        raise InputError(
+            "lofs_ci_test needs LOFS codes",
+            expected="integers 1..max in every column",
+            received="an empty column or a value below 1",
+            fix="convert each column with lofs_codes() first",
+        )
+    nx, ny = int(x.max()), int(y.max())
+    qs = math.prod(int(v) for v in S_arr.max(axis=0)) if S_arr.shape[1] else 1
+    df = (nx - 1) * (ny - 1) * qs
+    df = df if df > 0 else 1
+    if n < 5 * df:
+        return -1.0, df, 1.0
+    if S_arr.shape[1]:
+        strata = np.unique(S_arr, axis=0, return_inverse=True)[1].ravel()
+        ls = int(strata.max()) + 1
+    else:
+        strata, ls = np.zeros(n, dtype=np.int64), 1
+    O = np.bincount((strata * nx + x - 1) * ny + y - 1, minlength=ls * nx * ny)
+    O = O.reshape(ls, nx, ny).astype(float)
+    if test == "g2":
+        stat = _g2_statistic(O)
+    elif test == "chi2":
+        E = _expected(O)
+        d = np.where(E < 10, np.abs(O - E) - 0.5, O - E)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stat = float(np.sum(np.where(E > 0, d * d / np.where(E > 0, E, 1.0), 0.0)))
+    else:
+        raise InputError(
+            "unknown test", expected="'g2' or 'chi2'", received=repr(test), fix="pass test='g2'"
+        )
+    return stat, df, float(1.0 - special.gammainc(0.5 * df, 0.5 * stat))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from evofeat.selection._base import StreamingSelector, check_choice, check_range
-from evofeat.selection.citests import FisherZTester, G2Tester
+from evofeat.selection.citests import FisherZTester, G2Tester, mutual_info_many
 
 __all__ = ["OSFS", "FastOSFS"]
 
@@ -28,13 +28,19 @@ class OSFS(StreamingSelector):
         Level of the independence tests. Default 0.05 (LOFS's).
     test
         ``"fisher-z"`` (continuous data: Fisher's z-test of the partial
-        correlation) or ``"g2"`` (discrete data: the G^2 test).
+        correlation), ``"g2"`` (discrete data: the G^2 likelihood-ratio test)
+        or ``"chi2"`` (discrete data: Pearson's chi^2 test).
     max_cond_size
         Largest conditioning set (LOFS: 3).
     variant
         ``"textbook"`` (default): constant columns are never selected.
         ``"lofs"``: as LOFS's ``osfs_z``/``osfs_d``, a column whose sum is
-        exactly 0 is skipped (even when it varies, e.g. centred data).
+        exactly 0 is skipped (even when it varies, e.g. centred data), and
+        the discrete tests follow LOFS's ``my_cond_indep_chisquare``
+        (:func:`~evofeat.selection.citests.lofs_ci_test`: values read as codes
+        ``1..max``, levels counted as column maxima, a test with
+        ``n < 5 df`` not run and read as independent, chi^2 with a continuity
+        correction on the cells with expected count below 10).
         Everything else is shared: strict ``|W| < z_{1-alpha/2}``, NaN
         correlations independent, the subset order.
     budget
@@ -45,7 +51,8 @@ class OSFS(StreamingSelector):
     selected_ : list of int
         Current selection, in order of arrival.
     relevance_ : ndarray of shape (n_features_seen,)
-        ``|r|`` (or mutual information in bits) of each feature with the label.
+        ``|r|`` (or, with a discrete test, mutual information in bits) of each
+        feature with the label.
 
     Examples
     --------
@@ -83,13 +90,22 @@ class OSFS(StreamingSelector):
 
     def _check_params(self) -> None:
         super()._check_params()
-        check_choice("test", self.test, ("fisher-z", "g2"))
+        check_choice("test", self.test, ("fisher-z", "g2", "chi2"))
         check_range("max_cond_size", self.max_cond_size, 0, 64, integer=True)
 
     def _init_state(self) -> None:
         self.selected_: list[int] = []
-        cls = FisherZTester if self.test == "fisher-z" else G2Tester
-        self._tester = cls(self.y_, self.alpha)
+        self._tester: FisherZTester | G2Tester
+        if self.test == "fisher-z":
+            self._tester = FisherZTester(self.y_, self.alpha)
+        else:
+            self._tester = G2Tester(self.y_, self.alpha, rule=self.variant, statistic=self.test)
+
+    def _marginal(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.test == "fisher-z":
+            return super()._marginal(X)
+        assert isinstance(self._tester, G2Tester)
+        return mutual_info_many(self.y_, X), self._tester.relevant(X)
 
     def _process(self, X: np.ndarray, start: int) -> None:
         score, dep = self._marginal(X)
