@@ -1,0 +1,313 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The OFS family's math (see :mod:`evofeat.linear.ofs` and :mod:`evofeat.linear.ofs_partial`).
+
+:class:`OFSCore` is OFS (Hoi et al. 2012, Algorithm 3 with the truncation of
+Algorithm 2); :class:`PETrunCore` and :class:`RANDCore` are its perceptron
+baselines; :class:`OFSPCore` is OFS with partial inputs (Wang et al. 2014,
+Algorithm 3). The weights are the one weight vector of
+``_core/weight_vector.pxd``: ``w = scale * v`` with ``||v||^2`` up to date and
+the support (at most B columns) in an indexed min-heap, so a row costs
+O(nnz log B), never O(d).
+"""
+
+from libc.math cimport INFINITY, fabs, floor, sqrt
+from libc.stdint cimport int8_t, int64_t, uint64_t
+
+from evofeat._core.core cimport Core
+from evofeat._core.rng cimport draw_uniform
+from evofeat._core.safe cimport dot, fmax0
+from evofeat._core.weight_vector cimport (
+    WeightVector, weight_vector, wv_fold_to, wv_offer, wv_set, wv_shrink,
+)
+
+cdef double HUGE = 1e150  # a step larger than this in units of v is renormalised first
+
+
+cdef class OFSCore(Core):
+    """OFS: ``w = scale * v`` truncated to the ``B`` largest ``|w|``; ``lr`` eta, ``l2`` lambda.
+
+    ``B`` is ``budget_count`` (>= 1), else ``max(1, round(budget * dim))``; ``dw`` and
+    ``cand`` are scratch (the step on each entry of a row, the row's entries outside the
+    support).
+    """
+
+    cdef public double[::1] v
+    cdef public int64_t[::1] heap
+    cdef public int64_t[::1] pos
+    cdef public double[::1] dw
+    cdef public int64_t[::1] cand
+    cdef public int64_t hsize
+    cdef public double scale
+    cdef public double sq_norm
+    cdef public int64_t B
+    cdef public int64_t dim
+    cdef public double lr
+    cdef public double l2
+    cdef public double radius
+    cdef public double budget
+    cdef public int64_t budget_count
+    cdef public bint zero_is_mistake
+
+    _fields = (
+        "v", "heap", "pos", "dw", "cand", "hsize", "scale", "sq_norm", "B", "dim",
+        "lr", "l2", "radius", "budget", "budget_count", "zero_is_mistake",
+    )
+
+    cdef inline WeightVector weights(self) noexcept:
+        return weight_vector(&self.v[0], &self.heap[0], &self.pos[0], &self.hsize,
+                             &self.scale, &self.sq_norm)
+
+    cdef inline double label_of(self, double s) noexcept:
+        if s > 0.0:
+            return 1.0
+        return 0.0 if (s == 0.0 and self.zero_is_mistake) else -1.0
+
+    cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                        double* label) noexcept:
+        cdef double s = self.scale * dot(&self.v[0], idx, val, n)
+        label[0] = self.label_of(s)
+        return s
+
+    cdef int visible(self, const int64_t* cols, Py_ssize_t n, Py_ssize_t dim) except -1:
+        """B follows the number of features seen (halves round up, as MATLAB's ``round``)."""
+        cdef int64_t b
+        self.dim = dim
+        if self.budget_count >= 1:
+            self.B = self.budget_count
+        else:
+            b = <int64_t> floor(self.budget * <double> dim + 0.5)
+            self.B = b if b > 1 else 1
+        return 0
+
+    cdef void step(self, const int64_t* idx, Py_ssize_t n) noexcept:
+        """``w += dw`` (``dw[k]`` on column ``idx[k]``), project onto the L2 ball, keep the B largest.
+
+        The support is updated in place; the new columns are then offered to the
+        full heap one by one (one enters only if it beats the heap's minimum, which
+        leaves): exactly the B largest of the union, in O(nnz + k log B) for k changes.
+        """
+        cdef WeightVector wv = self.weights()
+        cdef double* v = wv.v
+        cdef double* dw = &self.dw[0]
+        cdef int64_t* cand = &self.cand[0]
+        cdef double big = 0.0, extra = 0.0, z, scale, norm
+        cdef Py_ssize_t k, j, m = 0
+        cdef int64_t c
+        for k in range(n):
+            big = fmax0(big, fabs(dw[k]))
+        if not big < INFINITY:
+            return  # a step that overflowed (or NaN): skip it, the state stays finite
+        if big > HUGE * self.scale:
+            wv_fold_to(&wv, big)  # a huge row: the scale carries its magnitude, v stays finite
+        for k in range(n):
+            if dw[k] == 0.0:
+                continue
+            c = idx[k]
+            if wv.pos[c] >= 0:
+                wv_set(&wv, c, v[c] + dw[k] / self.scale)
+            else:
+                cand[m] = k
+                m += 1
+                z = dw[k] / self.scale
+                extra += z * z
+        scale = self.scale
+        norm = scale * sqrt(fmax0(self.sq_norm + extra, 0.0))  # ||w~||, new columns included
+        if norm > self.radius:
+            self.scale = scale * (self.radius / norm)
+        for j in range(m):
+            k = cand[j]
+            wv_offer(&wv, idx[k], dw[k] / scale, self.B)
+
+    cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                      double y, double score) noexcept:
+        """Decay ``1 - lr l2``; on ``y w.x <= 1`` the step ``lr y x``, projection, truncation."""
+        cdef double margin = y * score
+        cdef WeightVector wv = self.weights()
+        cdef double* dw = &self.dw[0]
+        cdef Py_ssize_t k
+        wv_shrink(&wv, 1.0 - self.lr * self.l2)
+        if margin <= 1.0:
+            for k in range(n):
+                dw[k] = self.lr * y * val[k]
+            self.step(idx, n)
+        return fmax0(0.0, 1.0 - margin)
+
+
+cdef class PETrunCore(OFSCore):
+    """PE_trun: on a mistake ``w += y x``, then keep the B largest ``|w|``."""
+
+    cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                      double y, double score) noexcept:
+        cdef double* dw = &self.dw[0]
+        cdef Py_ssize_t k
+        if y * score > 0.0:
+            return 0.0
+        for k in range(n):
+            dw[k] = y * val[k]
+        self.step(idx, n)
+        return 1.0
+
+
+cdef class RANDCore(OFSCore):
+    """RAND: a perceptron on the features marked in ``flag`` (a random set of at most B).
+
+    ``n_selected`` features are in the set; ``n_draws`` uniforms of stream 0 under
+    ``seed`` were used; ``vis`` is scratch.
+    """
+
+    cdef public int8_t[::1] flag
+    cdef public int64_t[::1] vis
+    cdef public int64_t seed
+    cdef public int64_t n_selected
+    cdef public int64_t n_draws
+
+    _fields = OFSCore._fields + ("flag", "vis", "seed", "n_selected", "n_draws")
+
+    cdef int visible(self, const int64_t* cols, Py_ssize_t n, Py_ssize_t dim) except -1:
+        """Update B; fill the open slots from the visible features not in the set (Fisher-Yates)."""
+        OFSCore.visible(self, cols, n, dim)
+        if self.B <= self.n_selected:
+            return 0
+        cdef int8_t* flag = &self.flag[0]
+        cdef int64_t* vis = &self.vis[0]
+        cdef Py_ssize_t j
+        cdef int64_t m = 0, i, r, c, slots
+        for j in range(n):
+            if flag[cols[j]] == 0:
+                vis[m] = cols[j]
+                m += 1
+        slots = self.B - self.n_selected
+        if m < slots:
+            slots = m
+        for i in range(slots):  # a partial Fisher-Yates shuffle
+            r = i + <int64_t> (draw_uniform(<uint64_t> self.seed, 0, <uint64_t> self.n_draws)
+                               * <double> (m - i))
+            self.n_draws += 1
+            c = vis[i]
+            vis[i] = vis[r]
+            vis[r] = c
+            flag[vis[i]] = 1
+            self.n_selected += 1
+        return 0
+
+    cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                      double y, double score) noexcept:
+        cdef double* v = &self.v[0]
+        cdef int8_t* flag = &self.flag[0]
+        cdef Py_ssize_t k
+        if y * score > 0.0:
+            return 0.0
+        for k in range(n):
+            if flag[idx[k]] != 0:
+                v[idx[k]] += y * val[k]
+        return 1.0
+
+
+cdef class OFSPCore(OFSCore):
+    """OFS_P: OFS's step on the importance-weighted attributes drawn for row ``t``.
+
+    ``vis[:n_visible]``: the visible columns; ``flag`` / ``pick``: scratch marks of
+    the attributes drawn for a row; ``epsilon``: the probability of exploring.
+    """
+
+    cdef public int8_t[::1] flag
+    cdef public int64_t[::1] vis
+    cdef public int64_t[::1] pick
+    cdef public int64_t n_visible
+    cdef public int64_t t
+    cdef public int64_t seed
+    cdef public double epsilon
+
+    _fields = OFSCore._fields + ("flag", "vis", "pick", "n_visible", "t", "seed", "epsilon")
+
+    cdef int64_t mark_random(self) noexcept:
+        """Mark ``min(B, n_visible)`` visible columns drawn uniformly (Floyd's algorithm).
+
+        Sets ``flag[c] = 1`` for each drawn column, lists them in ``pick``; returns how many.
+        """
+        cdef int8_t* flag = &self.flag[0]
+        cdef int64_t* pick = &self.pick[0]
+        cdef int64_t* vis = &self.vis[0]
+        cdef int64_t m = self.n_visible, k = self.B if self.B < self.n_visible else self.n_visible
+        cdef int64_t j, i, r, c
+        for j in range(m - k, m):
+            i = j - (m - k)
+            r = <int64_t> (draw_uniform(<uint64_t> self.seed, <uint64_t> self.t, <uint64_t> (1 + i))
+                           * <double> (j + 1))
+            c = vis[r]
+            if flag[c] != 0:
+                c = vis[j]
+            flag[c] = 1
+            pick[i] = c
+        return k
+
+    cdef inline void clear_marks(self, int64_t k) noexcept:
+        cdef int64_t i
+        for i in range(k):
+            self.flag[self.pick[i]] = 0
+
+    cdef double observe(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                        bint* explore, int64_t* k) noexcept:
+        """Draw row t's attributes (marked in ``flag``); return the score on them."""
+        cdef double s = 0.0
+        cdef const int8_t* flag
+        cdef const double* v
+        cdef Py_ssize_t j
+        if not draw_uniform(<uint64_t> self.seed, <uint64_t> self.t, 0) < self.epsilon:
+            explore[0] = False
+            k[0] = 0
+            return self.scale * dot(&self.v[0], idx, val, n)
+        explore[0] = True
+        k[0] = self.mark_random()
+        flag = &self.flag[0]
+        v = &self.v[0]
+        for j in range(n):
+            if flag[idx[j]] != 0:
+                s += v[idx[j]] * val[j]
+        return self.scale * s
+
+    cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                        double* label) noexcept:
+        cdef bint explore
+        cdef int64_t k
+        cdef double s = self.observe(idx, val, n, &explore, &k)
+        self.clear_marks(k)
+        label[0] = self.label_of(s)
+        return s
+
+    cdef int visible(self, const int64_t* cols, Py_ssize_t n, Py_ssize_t dim) except -1:
+        OFSCore.visible(self, cols, n, dim)
+        cdef int64_t* vis = &self.vis[0]
+        cdef Py_ssize_t j
+        for j in range(n):
+            vis[j] = cols[j]
+        self.n_visible = n
+        return 0
+
+    cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                      double y, double score) noexcept:
+        """The same draw as the prediction; each observed value divided by its probability."""
+        cdef bint explore, held, seen
+        cdef int64_t k
+        cdef double s = self.observe(idx, val, n, &explore, &k)
+        cdef double margin = y * s, eps = self.epsilon, q_explore = 0.0, q, r
+        cdef WeightVector wv = self.weights()
+        cdef const double* v = wv.v
+        cdef const int8_t* flag = &self.flag[0]
+        cdef double* dw = &self.dw[0]
+        cdef int64_t m = self.n_visible
+        cdef Py_ssize_t j
+        wv_shrink(&wv, 1.0 - self.lr * self.l2)
+        if margin <= 1.0:
+            if m > 0:
+                r = <double> self.B / <double> m
+                q_explore = eps * (r if r < 1.0 else 1.0)
+            for j in range(n):
+                held = v[idx[j]] != 0.0  # in w_t's support
+                seen = (flag[idx[j]] != 0) if explore else held
+                q = q_explore + (1.0 - eps) * (1.0 if held else 0.0)
+                dw[j] = self.lr * y * val[j] / q if seen else 0.0
+            self.step(idx, n)
+        self.clear_marks(k)
+        self.t += 1
+        return fmax0(0.0, 1.0 - margin)
