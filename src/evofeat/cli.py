@@ -203,7 +203,10 @@ def _options(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 _DATA_OPTIONS = _options(
     click.option(
-        "--dataset", required=True, help="Data set name or a path to a .libsvm/.csv/.arff file."
+        "--dataset",
+        required=True,
+        help="Data set name, or a path to a .libsvm/.csv/.arff file or to JSON Lines "
+        "(.jsonl: one object of features and a label a line, streamed; - for standard input).",
     ),
     click.option(
         "--scenario",
@@ -226,7 +229,10 @@ _DATA_OPTIONS = _options(
         help="none, zscore, unit-norm, minmax (or a registered name).",
     ),
     click.option(
-        "--label-column", default=None, help="Label column of a CSV file (default: the last)."
+        "--label-column",
+        default=None,
+        help="The label: a CSV column by name or position (default: the last column) or a "
+        "JSON Lines key (default: 'y', else 'label').",
     ),
 )
 _REPEAT_OPTIONS = _options(
@@ -420,21 +426,21 @@ def _streamable(
     perm_file: str | None,
     preprocess: str,
     scenario_params: dict[str, Any],
-) -> Path | None:
-    """The LIBSVM file to stream from disk, or None when the run needs the rows in memory."""
-    from evofeat.streams import libsvm_path
+    label_column: str | None = None,
+) -> Any:
+    """The stream to read from disk (LIBSVM, JSON Lines), or None when the run needs the rows in memory."""
+    from evofeat.streams.sources import streamed_source
 
-    if kind != "online" or scenario != "full" or repeats != 1 or perm_file or preprocess != "none":
-        return None
-    path = libsvm_path(dataset)
-    if path is not None and scenario_params:
-        raise InputError(
-            "the full scenario takes no parameters",
-            expected="no --scenario-param",
-            received=", ".join(scenario_params),
-            fix="drop --scenario-param",
-        )
-    return path
+    return streamed_source(
+        dataset,
+        kind=kind,
+        scenario=scenario,
+        repeats=repeats,
+        perm_file=perm_file,
+        preprocess=preprocess,
+        scenario_params=scenario_params,
+        label_column=label_column,
+    )
 
 
 def _warm_up(learner: str, params: dict[str, Any]) -> None:
@@ -495,13 +501,13 @@ def _run(
             received=perm_file,
             fix=f"drop --permutations; the {scenario} scenario draws its rows from --seed",
         )
-    stream_path = _streamable(dataset, kind, scenario, repeats, perm_file, preprocess, sp_)
+    stream_path = _streamable(
+        dataset, kind, scenario, repeats, perm_file, preprocess, sp_, label_column
+    )
     if kind == "online":
         _warm_up(learner, lp)
     if stream_path is not None:
-        from evofeat.streams import LibsvmStream
-
-        stream = LibsvmStream(stream_path)
+        stream = stream_path
         df = repeat(
             learner, stream, scenario, repeats=1, n_jobs=1, params=lp, seed=seed, progress=progress
         )

@@ -2,6 +2,7 @@
 
 from evofeat.streams.feature_stream import FeatureStream, Selection, feature_stream, run_selector
 from evofeat.streams.incdec import IncDec, incdec, split_sizes
+from evofeat.streams.jsonl import JsonlStream, jsonl_path
 from evofeat.streams.libsvm_stream import LibsvmStream, libsvm_path
 from evofeat.streams.permutations import load_permutations, permutation
 from evofeat.streams.scenarios import evolvable, full, haphazard, trapezoidal, trapezoidal_schedule
@@ -11,6 +12,7 @@ __all__ = [
     "Chunk",
     "FeatureStream",
     "IncDec",
+    "JsonlStream",
     "LibsvmStream",
     "Selection",
     "Stream",
@@ -19,6 +21,7 @@ __all__ = [
     "full",
     "haphazard",
     "incdec",
+    "jsonl_path",
     "libsvm_path",
     "load_permutations",
     "permutation",

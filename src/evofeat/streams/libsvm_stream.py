@@ -48,7 +48,80 @@ class _Survey:
     integral: bool
 
 
-class LibsvmStream:
+def infer_task(labels: np.ndarray | None, integral: bool) -> str:
+    """Two label values: binary; up to 1024 integral values: multiclass; otherwise regression."""
+    if labels is not None and labels.size <= 2:
+        return "binary"
+    return "multiclass" if labels is not None and integral else "regression"
+
+
+class LabelCoding:
+    """Label coding shared by the file streams: classes from the first pass, codes per chunk.
+
+    Needs ``path``, ``task`` and ``classes`` on the stream.
+    """
+
+    path: Any
+    task: str
+    classes: np.ndarray
+
+    def _classes(self, survey: _Survey) -> np.ndarray:
+        if self.task == "regression":
+            return np.zeros(0)
+        found = survey.labels
+        if found is None:
+            raise InputError(
+                f"{self.path}: too many label values for a {self.task} task",
+                expected=f"at most {_MAX_CLASSES} label values",
+                received="more",
+                fix="pass task='regression'",
+            )
+        if self.task == "binary":
+            for pair in ([-1.0, 1.0], [0.0, 1.0]):
+                if set(found.tolist()) <= set(pair):
+                    return np.array(pair)
+            if found.size != 2:
+                raise InputError(
+                    f"{self.path}: a binary task needs two label values",
+                    expected="two values (or only values of {-1, +1} or {0, 1})",
+                    received=str(found[:10].tolist()),
+                    fix="pass task='multiclass' or task='regression'",
+                )
+        return found
+
+    def _encode(self, y: np.ndarray) -> np.ndarray:
+        if self.task == "regression":
+            return y
+        codes = np.searchsorted(self.classes, y)
+        if self.task == "binary":
+            return np.where(codes == self.classes.size - 1, 1.0, -1.0)
+        return codes.astype(np.float64)
+
+    # ---------------------------------------------------------------- what the prequential loop reads
+    @property
+    def y(self) -> np.ndarray:
+        """The distinct labels, encoded (-1/+1, class codes), **not one per row**.
+
+        The prequential loop only checks which label values occur; the label
+        of each row comes with its :class:`~evofeat.streams.Chunk`. (For
+        regression: an empty array.)
+        """
+        return self.label_values()
+
+    def label_values(self) -> np.ndarray:
+        """The distinct encoded labels of the stream (empty for regression).
+
+        >>> import tempfile, pathlib
+        >>> from evofeat.streams import LibsvmStream
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.libsvm"
+        >>> _ = path.write_text("3 1:1\\n7 1:2\\n3 2:1\\n")
+        >>> LibsvmStream(path).label_values().tolist()
+        [-1.0, 1.0]
+        """
+        return self._encode(self.classes)
+
+
+class LibsvmStream(LabelCoding):
     """Rows of a LIBSVM file (optionally gzip), streamed in chunks in bounded memory.
 
     It offers what :func:`evofeat.evaluate.prequential` reads from a
@@ -172,7 +245,7 @@ class LibsvmStream:
             n_features if n_features is not None else max(1, survey.max_index + 1 - offset)
         )
         self.feature_names: list[Hashable] = [f"f{j + offset}" for j in range(self.n_features)]
-        self.task = task or _infer_task(survey)
+        self.task = task or infer_task(survey.labels, survey.integral)
         self.classes = self._classes(survey)
         self.info: dict[str, Any] = {"scenario": "full", "source": str(self.path)}
 
@@ -218,60 +291,6 @@ class LibsvmStream:
             del X, y
         found = None if labels is None else np.array(sorted(labels))
         return _Survey(n, lo if hi >= 0 else 1, max(hi, 0), found, integral)
-
-    def _classes(self, survey: _Survey) -> np.ndarray:
-        if self.task == "regression":
-            return np.zeros(0)
-        found = survey.labels
-        if found is None:
-            raise InputError(
-                f"{self.path}: too many label values for a {self.task} task",
-                expected=f"at most {_MAX_CLASSES} label values",
-                received="more",
-                fix="pass task='regression'",
-            )
-        if self.task == "binary":
-            for pair in ([-1.0, 1.0], [0.0, 1.0]):
-                if set(found.tolist()) <= set(pair):
-                    return np.array(pair)
-            if found.size != 2:
-                raise InputError(
-                    f"{self.path}: a binary task needs two label values",
-                    expected="two values (or only values of {-1, +1} or {0, 1})",
-                    received=str(found[:10].tolist()),
-                    fix="pass task='multiclass' or task='regression'",
-                )
-        return found
-
-    def _encode(self, y: np.ndarray) -> np.ndarray:
-        if self.task == "regression":
-            return y
-        codes = np.searchsorted(self.classes, y)
-        if self.task == "binary":
-            return np.where(codes == self.classes.size - 1, 1.0, -1.0)
-        return codes.astype(np.float64)
-
-    # ---------------------------------------------------------------- what the prequential loop reads
-    @property
-    def y(self) -> np.ndarray:
-        """The distinct labels, encoded (-1/+1, class codes), **not one per row**.
-
-        The prequential loop only checks which label values occur; the label
-        of each row comes with its :class:`~evofeat.streams.Chunk`. (For
-        regression: an empty array.)
-        """
-        return self.label_values()
-
-    def label_values(self) -> np.ndarray:
-        """The distinct encoded labels of the stream (empty for regression).
-
-        >>> import tempfile, pathlib
-        >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.libsvm"
-        >>> _ = path.write_text("3 1:1\\n7 1:2\\n3 2:1\\n")
-        >>> LibsvmStream(path).label_values().tolist()
-        [-1.0, 1.0]
-        """
-        return self._encode(self.classes.astype(np.float64))
 
     def internal_columns(self, fi: FeatureIndex) -> tuple[np.ndarray, np.ndarray]:
         """Register every feature in ``fi``; return ``col_map`` and ``seg_dim`` (one segment).
@@ -329,12 +348,6 @@ class LibsvmStream:
 
     def __repr__(self) -> str:
         return f"LibsvmStream({str(self.path)!r}, {self.n_rows} rows x {self.n_features} features, {self.task})"
-
-
-def _infer_task(survey: _Survey) -> str:
-    if survey.labels is not None and survey.labels.size <= 2:
-        return "binary"
-    return "multiclass" if survey.labels is not None and survey.integral else "regression"
 
 
 def libsvm_path(name_or_path: str | os.PathLike[str]) -> Path | None:

@@ -1,0 +1,198 @@
+"""Data input: JSON Lines streams, LIBSVM limits, and no silent surprises."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evofeat.base import FeatureIndex
+from evofeat.datasets import DataFormatError, load, textio
+from evofeat.datasets.readers import ZeroBasedWarning
+from evofeat.evaluate import prequential
+from evofeat.registry import make
+from evofeat.streams import JsonlStream, LibsvmStream
+
+
+def events(n: int, seed: int = 0, labels: tuple = (-1, 1)) -> list[tuple[dict, object]]:
+    """Rows whose keys come and go: runs of rows with one key set, zeros included, new keys late."""
+    rng = np.random.default_rng(seed)
+    keys = [f"k{j}" for j in range(12)]
+    w = rng.standard_normal(len(keys))
+    rows = []
+    present = rng.random(len(keys)) < 0.5
+    for i in range(n):
+        if rng.random() < 0.3:  # the key set changes
+            present = rng.random(len(keys)) < 0.5
+            present[: 2 + i * 10 // n] |= True
+        x = {
+            keys[j]: (0.0 if rng.random() < 0.1 else float(np.round(rng.standard_normal(), 3)))
+            for j in rng.permutation(np.flatnonzero(present))  # key order varies too
+        }
+        score = sum(w[int(k[1:])] * v for k, v in x.items())
+        rows.append((x, labels[1] if score > 0 else labels[0]))
+    return rows
+
+
+def write_jsonl(path: Path, rows: list[tuple[dict, object]], key: str = "y") -> Path:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "wt") as fh:  # type: ignore[operator]
+        for x, y in rows:
+            fh.write(json.dumps({**x, key: y}) + "\n")
+    return path
+
+
+def dict_path(learner, rows):  # type: ignore[no-untyped-def]
+    out = []
+    for x, y in rows:
+        p = learner.predict_one(x)
+        out.append(-1 if p is None else p)  # the loop predicts -1 from zero weights
+        learner.learn_one(x, y)
+    return np.array(out, dtype=float)
+
+
+# --------------------------------------------------------------------------- JSON Lines
+
+
+@pytest.mark.parametrize("name", ["perceptron", "pa-i", "stsd-i", "ofs"])
+def test_jsonl_stream_predicts_as_learn_one(tmp_path: Path, name: str) -> None:
+    rows = events(700, seed=1)
+    path = write_jsonl(tmp_path / "events.jsonl.gz", rows)
+    stream = JsonlStream(path)
+    assert stream.n_rows == 700 and stream.task == "binary"
+    streamed = prequential(make(name), stream, keep_predictions=True, chunk_rows=64)
+    expected = dict_path(make(name), rows)
+    assert streamed.labels is not None
+    got = np.where(streamed.labels > 0, 1.0, -1.0)  # the loop's raw label 0 is predict_one's -1
+    np.testing.assert_array_equal(got[1:], expected[1:])
+    assert streamed.mistakes == int((streamed.labels != np.array([y for _, y in rows])).sum())
+
+
+def test_jsonl_continues_a_learner_as_learn_one_does(tmp_path: Path) -> None:
+    """A learner that saw other keys first numbers the new keys as learn_one would."""
+    head, tail = events(200, seed=2), events(300, seed=3)
+    tail = [({f"z{k}": v for k, v in x.items()} | {"k0": 1.0}, y) for x, y in tail]
+    a, b = make("pa-i"), make("pa-i")
+    for x, y in head:
+        a.learn_one(x, y)
+        b.learn_one(x, y)
+    streamed = prequential(
+        a, JsonlStream(write_jsonl(tmp_path / "t.jsonl", tail)), keep_predictions=True
+    )
+    expected = dict_path(b, tail)
+    np.testing.assert_array_equal(np.where(streamed.labels > 0, 1.0, -1.0), expected)
+    assert a.feature_index_.names == b.feature_index_.names
+
+
+def test_jsonl_labels_bounded_memory_and_errors(tmp_path: Path) -> None:
+    rows = [({"a": 1.0}, "spam"), ({"b": 2.0}, "ham")] * 5
+    s = JsonlStream(write_jsonl(tmp_path / "l.jsonl", rows, key="label"))
+    assert s.classes.tolist() == ["ham", "spam"] and s.label_values().tolist() == [-1.0, 1.0]
+    s = JsonlStream(write_jsonl(tmp_path / "t.jsonl", rows, key="target"), label="target")
+    assert s.n_features == 2
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"a": 1, "y": 1}\n{"a": null, "y": -1}\n')
+    with pytest.raises(
+        DataFormatError, match=r"bad\.jsonl, line 2: feature 'a' is null.*leave the key out"
+    ):
+        JsonlStream(bad)
+    bad.write_text('{"a": 1, "y": 1}\n\n[1, 2]\n')
+    with pytest.raises(DataFormatError, match=r"line 3: a JSON list, not an object"):
+        JsonlStream(bad)
+    bad.write_text('{"a": 1, "target": 1}\n')
+    with pytest.raises(DataFormatError, match=r"line 1: no label key.*--label-column"):
+        JsonlStream(bad)
+    bad.write_text('{"a": 1, "y": 1}\n{"a": 2}\n')
+    with pytest.raises(DataFormatError, match=r"line 2: the label key 'y' is missing"):
+        JsonlStream(bad)
+    bad.write_text('{"a": 1, "y": 1}\n{"a": 2, "y": tru\n')
+    with pytest.raises(DataFormatError, match=r"line 2: not valid JSON"):
+        JsonlStream(bad)
+
+
+def test_jsonl_chunks_do_not_hold_the_file(tmp_path: Path) -> None:
+    import tracemalloc
+
+    rows = events(20_000, seed=4)
+    s = JsonlStream(write_jsonl(tmp_path / "big.jsonl", rows), block_bytes=1 << 16)
+    cols = s.internal_columns(FeatureIndex())
+    tracemalloc.start()
+    n = sum(c.y.size for c in s.chunks(*cols, size=512))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert n == 20_000
+    assert peak < 4 << 20, peak  # the file is about 2 MB of text per 10,000 rows
+
+
+# --------------------------------------------------------------------------- LIBSVM limits
+
+
+@pytest.mark.parametrize("index", [10**12, 2 * 10**9])
+def test_libsvm_huge_index_is_a_clean_error_on_both_paths(tmp_path: Path, index: int) -> None:
+    path = tmp_path / "h.libsvm"
+    path.write_text(f"1 1:1\n-1 2:1 {index}:1\n")
+    for read in (load, LibsvmStream):
+        with pytest.raises(
+            DataFormatError, match=rf"h\.libsvm, line 2: .*{index}.*limit of 33,554,432"
+        ):
+            read(path)
+
+
+def test_line_without_newline_and_gzip_bomb_stop_at_the_limit(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(textio, "MAX_LINE_BYTES", 1 << 20)
+    flat = tmp_path / "flat.libsvm"
+    flat.write_bytes(b"1 " + b"1:1 " * 600_000)  # 2.4 MB, no newline
+    bomb = tmp_path / "bomb.libsvm.gz"
+    bomb.write_bytes(gzip.compress(b"1 1:1\n" + b"9" * (50 << 20), 9))  # 50 KB -> 50 MB
+    for path in (flat, bomb):
+        for read in (load, LibsvmStream):
+            with pytest.raises(DataFormatError) as err:
+                read(path)
+            msg = str(err.value)
+            assert (
+                f"{path.name}, line {1 if path is flat else 2}: longer than 1,048,576 bytes" in msg
+            )
+            assert len(msg) < 500
+
+
+def test_plain_file_named_gz_reads_alike_on_both_paths(tmp_path: Path) -> None:
+    path = tmp_path / "plain.libsvm.gz"
+    path.write_text("1 1:1 2:3\n-1 2:1\n")
+    whole, streamed = load(path), LibsvmStream(path)
+    assert whole.X.shape == (2, 2) and streamed.n_rows == 2 and streamed.n_features == 2
+
+
+def test_zero_based_libsvm_is_said(tmp_path: Path) -> None:
+    path = tmp_path / "z.libsvm"
+    path.write_text("1 0:1 2:3\n-1 1:1\n")
+    with pytest.warns(ZeroBasedWarning, match="0-based"):
+        assert load(path).feature_names == ["f0", "f1", "f2"]
+    with pytest.warns(ZeroBasedWarning):
+        LibsvmStream(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load(path, zero_based=True).feature_names == ["f0", "f1", "f2"]
+    one = tmp_path / "one.libsvm"
+    one.write_text("1 1:1\n-1 2:1\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load(one)
+
+
+def test_cut_short_gzip_names_the_line(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    text = "".join(f"1 1:{v:.6f}\n" for v in rng.random(60_000)).encode()
+    data = gzip.compress(text)
+    path = tmp_path / "cut.libsvm.gz"
+    path.write_bytes(data[: len(data) // 2])
+    for read in (load, LibsvmStream):
+        with pytest.raises(
+            DataFormatError, match=r"cut short or corrupt; it stops after line (\d+)"
+        ) as err:
+            read(path)
+        line = int(str(err.value).split("after line ")[1].split()[0])
+        assert 20_000 < line <= 30_000  # the cut is near the middle of 60,000 lines
