@@ -34,7 +34,7 @@ What a repeat reports (the columns of the table):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -239,13 +239,52 @@ def _classifier(name: str) -> Any:
     return make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=3))
 
 
+def selection_folds(
+    stream: Any,
+    y: np.ndarray,
+    make_selector: Callable[[], Any] | None,
+    *,
+    folds: int,
+    seed: int | None,
+) -> Iterator[tuple[np.ndarray, np.ndarray, Any, Any]]:
+    """The feature-stream protocol's fold loop: ``(train, test, selector, run)`` per fold.
+
+    ``stream`` is the split of the features into historical and arriving
+    ones (:func:`~evofeat.streams.feature_stream.feature_stream`); rows are
+    cut into stratified folds (shuffled with ``seed``); in each fold a fresh selector
+    from ``make_selector()`` runs on the training rows only
+    (:func:`~evofeat.streams.feature_stream.run_selector`), and ``run.columns``
+    are the features it keeps. ``make_selector=None`` selects nothing: the
+    selector and the run are None (a reference that uses every feature).
+
+    >>> import numpy as np
+    >>> from evofeat.registry import make
+    >>> from evofeat.streams.feature_stream import feature_stream
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.normal(size=(40, 6)), np.repeat([-1, 1], 20)
+    >>> fs = feature_stream(X, y, historical_fraction=0.5, seed=0)
+    >>> it = selection_folds(fs, y, lambda: make("cofs"), folds=2, seed=0)
+    >>> [len(test) for _, test, _, _ in it]
+    [20, 20]
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    from evofeat.streams.feature_stream import run_selector
+
+    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    for train, test in cv.split(np.zeros((len(y), 1)), y):
+        if make_selector is None:
+            yield train, test, None, None
+            continue
+        selector = make_selector()
+        yield train, test, selector, run_selector(selector, stream, train)
+
+
 def _run_feature_stream(
     learner: str, data: Any, params: dict[str, Any], sp: dict[str, Any], seed: int
 ) -> dict[str, Any]:
-    from sklearn.model_selection import StratifiedKFold
-
     from evofeat.registry import make
-    from evofeat.streams.feature_stream import feature_stream, run_selector
+    from evofeat.streams.feature_stream import feature_stream
 
     valid = (*FEATURE_STREAM_DEFAULTS, "seed")
     bad = [k for k in sp if k not in valid]
@@ -271,16 +310,18 @@ def _run_feature_stream(
         )
     split_seed = sp.get("seed", seed)
     X = _dense(data.X)
-    stream = feature_stream(X, y, historical_fraction=used["historical_fraction"], seed=split_seed)
-    cv = StratifiedKFold(
-        n_splits=folds, shuffle=True, random_state=None if split_seed is None else split_seed
-    )
-    mistakes, n_selected, fit_s, online_s = 0, [], 0.0, 0.0
-    for train, test in cv.split(X, y):
+
+    def make_selector() -> Any:
         selector = make(learner, **params)
         if "seed" in selector.get_params() and "seed" not in params:
             selector.set_params(seed=seed)
-        run = run_selector(selector, stream, train)
+        return selector
+
+    mistakes, n_selected, fit_s, online_s = 0, [], 0.0, 0.0
+    stream = feature_stream(X, y, historical_fraction=used["historical_fraction"], seed=split_seed)
+    for train, test, _, run in selection_folds(
+        stream, y, make_selector, folds=folds, seed=split_seed
+    ):
         chosen = np.asarray(run.columns, dtype=np.int64)
         if chosen.size:
             clf = _classifier(used["classifier"]).fit(X[np.ix_(train, chosen)], y[train])

@@ -200,22 +200,12 @@ def _selector(method: str, params: dict[str, Any], seed: int) -> Any:
 
 
 def _run_selection_cell(cell: Cell) -> dict[str, Any]:
-    from sklearn.model_selection import StratifiedKFold
-
+    from evofeat.evaluate.batch import selection_folds
     from evofeat.selection._base import marginal_association
-    from evofeat.streams.feature_stream import feature_stream, run_selector
+    from evofeat.streams.feature_stream import feature_stream
 
     X, y, _ = _load(cell.dataset)
     p = cell.params
-    stream = feature_stream(
-        X,
-        y,
-        historical_fraction=p.get("historical_fraction", HISTORICAL_FRACTION),
-        seed=cell.repeat,
-    )
-    folds = StratifiedKFold(
-        n_splits=p.get("folds", N_FOLDS), shuffle=True, random_state=cell.repeat
-    )
     keys = (
         *CLASSIFIERS,
         "n_selected",
@@ -226,15 +216,18 @@ def _run_selection_cell(cell: Cell) -> dict[str, Any]:
         "n_groups",
     )
     res: dict[str, list[float]] = {k: [] for k in keys}
-    for train, test in folds.split(X, y):
+    make = None if cell.method == REFERENCE else (lambda: _selector(cell.method, p, cell.repeat))
+    hist = p.get("historical_fraction", HISTORICAL_FRACTION)
+    stream = feature_stream(X, y, historical_fraction=hist, seed=cell.repeat)
+    for train, test, sel, run in selection_folds(
+        stream, y, make, folds=p.get("folds", N_FOLDS), seed=cell.repeat
+    ):
         dep = marginal_association(X[train], y[train].astype(float), "fisher-z", 0.05)[1]
         res["n_relevant"].append(float(dep.sum()))
-        if cell.method == REFERENCE:
+        if run is None:
             chosen = np.arange(X.shape[1])
             fit_s = online_s = 0.0
         else:
-            sel = _selector(cell.method, p, cell.repeat)
-            run = run_selector(sel, stream, train)
             chosen, fit_s, online_s = run.columns, run.fit_seconds, run.online_seconds
             if hasattr(sel, "representatives_"):
                 res["n_groups_historical"].append(float(sel.n_groups_historical_))
