@@ -63,8 +63,8 @@ cdef class Core:
         return out
 
     def __iter__(self):
-        """The fields' values in ``_fields`` order (as a ``NamedTuple`` iterates)."""
-        return iter(self._asdict().values())
+        """The fields' values as NumPy arrays (scalars 0-d), in ``_fields`` order, as a ``NamedTuple`` iterates."""
+        return iter([np.asarray(v) for v in self._asdict().values()])
 
     def __reduce__(self):
         return (_rebuild, (type(self), self._asdict()))

@@ -4,385 +4,39 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any
 
-import numba as nb
 import numpy as np
 from scipy.special import expit
 
-from evofeat.base import InputError, OnlineLearner, register_kernel
-from evofeat.ensemble.mapping import gram_pinv, pinv_psd, project_exp, recover, store_row
+from evofeat.base import InputError, OnlineLearner
+from evofeat.ensemble._fesl import FESLCore
+from evofeat.ensemble.mapping import gram_pinv, recover
 from evofeat.ensemble.ogd import (
     LOSSES,
     OGD,
     check_choice,
     check_common,
-    label_of,
     loss_reference,
-    loss_slope,
-    loss_value,
     step_reference,
 )
 from evofeat.linear._safe import (
     MAX,
     dot_reference,
-    exponent,
-    safe_dotn,
-    safe_matvec,
-    saturate,
     saturate_reference,
-    unscale,
     unscale_reference,
 )
 
 __all__ = ["FESL", "LEARNERS", "METHODS", "fesl_reference"]
 
-#: method name -> code inside the kernels.
+#: method name -> code inside the compiled core.
 METHODS = {"nogd": 0, "rogd-u": 1, "rogd-f": 2, "fesl-c": 3, "fesl-s": 4}
 _CLOCKS = {"global": 0, "switch": 1}
 _LN2 = math.log(2.0)
-# cnt fields
-_CUR, _DIM, _SWITCHES, _NA, _NP, _T, _TP, _VCUR, _VNEXT = range(9)
 #: an overlap row whose largest value lies outside [_SMALL, _BIG] is stored rescaled.
 _BIG, _SMALL = 2.0**100, 2.0**-100
 #: a loss entering the ensemble weights is capped here; cumulative losses are kept below 2 _LCAP.
 _LCAP = 2.0**1000
-_NORMAL = 2.2250738585072014e-308  # the smallest positive normal double
-
-
-class FESLState(NamedTuple):
-    w: np.ndarray  # the new model: OGD on the current space (before any switch: the only model)
-    space: np.ndarray  # space of each feature: 0 unassigned, k for S_k
-    buf_a: np.ndarray  # (d, B) overlap rows of the map in use, column-wise
-    buf_p: np.ndarray  # (d, B) overlap rows collected for the next switch
-    h_a: (
-        np.ndarray
-    )  # (B, B) Kp X_old X_old^T Kp, Kp = (X_new X_new^T + ridge I)^+ of the map in use
-    r_a: np.ndarray  # (B,) Kp X_old w_old: the old model, seen through the overlap rows
-    k_p: np.ndarray  # (B, B) Gram of the collected rows' next-space parts
-    g_p: np.ndarray  # (B, B) Gram of the collected rows' current-space parts
-    c_p: np.ndarray  # (B, B) collected current-space parts . current-space parts of buf_a
-    v_p: np.ndarray  # (B,) collected current-space parts . w
-    ens: np.ndarray  # [alpha1, alpha2, L1, L2]: ensemble weights and cumulative losses
-    cnt: np.ndarray  # int64 counters, see _CUR ... _VNEXT
-    rng: np.ndarray  # (1,) uint64 SplitMix64 state (FESL-s draws)
-    p: np.ndarray  # [method, loss, lr, horizon (0: anytime), ridge, clock]
-
-
-@nb.njit(cache=True)
-def _mix(s):  # type: ignore[no-untyped-def]
-    z = s
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return (z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@nb.njit(cache=True)
-def _peek_uniform(rng):  # type: ignore[no-untyped-def]
-    """The next SplitMix64 uniform in [0, 1), without advancing the state."""
-    return _mix(rng[0] + np.uint64(0x9E3779B97F4A7C15))
-
-
-@nb.njit(cache=True)
-def _dot_space(w, space, s, idx, val):  # type: ignore[no-untyped-def]
-    """``w . x`` over the entries of space ``s``, with the overflow rule of :func:`safe_dot`."""
-    f = 0.0
-    for k in range(idx.shape[0]):
-        if space[idx[k]] == s:
-            f += w[idx[k]] * val[k]
-    if _NORMAL <= abs(f) <= MAX:
-        return f
-    mw = 0.0
-    mv = 0.0
-    for k in range(idx.shape[0]):
-        if space[idx[k]] == s:
-            mw = max(mw, abs(w[idx[k]]))
-            mv = max(mv, abs(val[k]))
-    ew = exponent(mw)
-    ev = exponent(mv)
-    t = 0.0
-    for k in range(idx.shape[0]):
-        if space[idx[k]] == s:
-            t += math.ldexp(w[idx[k]], -ew) * math.ldexp(val[k], -ev)
-    return unscale(t, ew + ev)
-
-
-@nb.njit(cache=True)
-def _through(r, buf, n, space, s, idx, val):  # type: ignore[no-untyped-def]
-    """``r . (X_s x_s)``: a model seen through the first ``n`` stored rows (never NaN)."""
-    q, e = project_exp(buf, n, space, s, idx, val)
-    return unscale(safe_dotn(r, q, n), e)
-
-
-@nb.njit(cache=True)
-def _has_values(space, s, idx, val):  # type: ignore[no-untyped-def]
-    for k in range(idx.shape[0]):
-        if space[idx[k]] == s and val[k] != 0.0:
-            return True
-    return False
-
-
-@nb.njit(cache=True)
-def _entropy(x):  # type: ignore[no-untyped-def]
-    if x <= 0.0 or x >= 1.0:
-        return 0.0
-    return -x * np.log(x) - (1.0 - x) * np.log(1.0 - x)
-
-
-@nb.njit(cache=True)
-def _horizon(p, rounds):  # type: ignore[no-untyped-def]
-    """T2 of the paper: the ``horizon`` parameter, or the running count ``rounds`` (anytime)."""
-    return p[3] if p[3] > 0.0 else float(rounds)
-
-
-@nb.njit(cache=True)
-def _weights(state):  # type: ignore[no-untyped-def]
-    """Normalised weights (a1, a2) of the old and the new model for the next prediction."""
-    method = int(state.p[0])
-    if state.cnt[_SWITCHES] == 0 or method == 0:
-        return 0.0, 1.0
-    if method <= 2:
-        return 1.0, 0.0
-    if method == 3:  # FESL-c, Eq. (3) in closed form: a_i ~ exp(-eta L_i), eta = sqrt(8 ln 2 / T2)
-        eta = np.sqrt(8.0 * np.log(2.0) / _horizon(state.p, state.cnt[_TP] + 1))
-        a1 = 1.0 / (1.0 + np.exp(-eta * (state.ens[3] - state.ens[2])))
-        return a1, 1.0 - a1
-    s = state.ens[0] + state.ens[1]
-    return state.ens[0] / s, state.ens[1] / s
-
-
-@nb.njit(cache=True)
-def _combine(state, f1, f2, a1, a2):  # type: ignore[no-untyped-def]
-    method = int(state.p[0])
-    if method == 3:
-        return saturate(a1 * f1 + a2 * f2)
-    if method == 4:  # FESL-s, Eq. (7): model 1 with probability a1
-        return f1 if _peek_uniform(state.rng) < a1 else f2
-    return f1 if a1 > 0.0 else f2
-
-
-@nb.njit(cache=True)
-def _pending_map(state):  # type: ignore[no-untyped-def]
-    """The map and the old model the next switch would start from: ``(Kp, r)``.
-
-    The old model of the next cycle is the learner's current predictor on the
-    current space, ``a1 M^T w_old + a2 w`` (a1, a2 the weights of the next
-    prediction), seen through the collected rows: ``u = X_cur (a1 M^T w_old +
-    a2 w)`` with ``X_cur M^T w_old = C r_a``; then ``r = Kp u``, so that the old
-    model predicts ``w_old . psi(x) = r . (X_new x)`` (``Kp`` is symmetric).
-    """
-    n = state.cnt[_NP]
-    kp = pinv_psd(state.k_p, n, state.p[4])
-    a1, a2 = _weights(state)
-    u = a2 * state.v_p[:n]
-    if a1 != 0.0:
-        c = safe_matvec(state.c_p, n, state.cnt[_NA], state.r_a)
-        for i in range(n):
-            u[i] = saturate(u[i] + a1 * c[i])
-    return kp, safe_matvec(kp, n, n, u)
-
-
-@nb.njit(cache=True)
-def _predict(state, idx, val):  # type: ignore[no-untyped-def]
-    kind = int(state.p[1])
-    cur = state.cnt[_CUR]
-    if cur == 0:
-        return 0.0, label_of(kind, 0.0)
-    space = state.space
-    n_p = state.cnt[_NP]
-    if n_p > 0 and not _has_values(space, cur, idx, val) and _has_values(space, cur + 1, idx, val):
-        # the old space has gone from this row: predict as the switch will make us (new model at 0)
-        _, r = _pending_map(state)
-        f1 = _through(r, state.buf_p, n_p, space, cur + 1, idx, val)
-        method = int(state.p[0])
-        s = 0.0 if method == 0 else (f1 if method <= 2 else _combine(state, f1, 0.0, 0.5, 0.5))
-        return s, label_of(kind, s)
-    a1, a2 = _weights(state)
-    f1 = 0.0
-    if a1 > 0.0 or int(state.p[0]) == 4:
-        f1 = _through(state.r_a, state.buf_a, state.cnt[_NA], space, cur, idx, val)
-    f2 = _dot_space(state.w, space, cur, idx, val)
-    s = _combine(state, f1, f2, a1, a2)
-    return s, label_of(kind, s)
-
-
-@nb.njit(cache=True)
-def _step_new(state, a, idx, val):  # type: ignore[no-untyped-def]
-    """``w += a x_cur`` and keep ``v_p = X_p,cur w`` in step (skipped if ``a`` is not finite; saturating)."""
-    if not abs(a) <= MAX:
-        return
-    cur = state.cnt[_CUR]
-    n_p = state.cnt[_NP]
-    space, w, v_p = state.space, state.w, state.v_p
-    if n_p > 0:
-        q, e = project_exp(state.buf_p, n_p, space, cur, idx, val)
-        for i in range(n_p):
-            v_p[i] = saturate(v_p[i] + unscale(a * q[i], e))
-    for k in range(idx.shape[0]):
-        if space[idx[k]] == cur:
-            w[idx[k]] = saturate(w[idx[k]] + a * val[k])
-
-
-@nb.njit(cache=True)
-def _collect(state, idx, val):  # type: ignore[no-untyped-def]
-    """Keep an overlap row (the first ``B`` of each overlap) for the next map.
-
-    A row whose largest value (in the two spaces) lies outside ``[2^-100,
-    2^100]`` is kept rescaled by a power of two: the map is unchanged when the
-    overlap rows are linearly independent, and the Gram matrices stay finite.
-    """
-    b = state.cnt[_NP]
-    cur = state.cnt[_CUR]
-    space = state.space
-    m = 0.0
-    for k in range(idx.shape[0]):
-        if space[idx[k]] == cur or space[idx[k]] == cur + 1:
-            m = max(m, abs(val[k]))
-    e = exponent(m) if m > _BIG or 0.0 < m < _SMALL else 0
-    xs = np.empty(val.shape[0])
-    for k in range(val.shape[0]):
-        xs[k] = math.ldexp(val[k], -e)
-    store_row(state.buf_p, state.g_p, b, space, cur, idx, xs)
-    store_row(state.buf_p, state.k_p, b, space, cur + 1, idx, xs)
-    na = state.cnt[_NA]
-    q, eq = project_exp(state.buf_a, na, space, cur, idx, xs)
-    c_p = state.c_p
-    for i in range(na):
-        c_p[b, i] = unscale(q[i], eq)
-    state.v_p[b] = _dot_space(state.w, space, cur, idx, xs)
-    state.cnt[_NP] = b + 1
-
-
-@nb.njit(cache=True)
-def _update_weights(state, l1, l2):  # type: ignore[no-untyped-def]
-    method = int(state.p[0])
-    l1 = min(l1, _LCAP)  # a loss of a saturated score; the weights only need which is larger
-    l2 = min(l2, _LCAP)
-    if method == 3:
-        state.ens[2] += l1
-        state.ens[3] += l2
-        if max(state.ens[2], state.ens[3]) > _LCAP:  # the weights depend on L2 - L1 only
-            m = min(state.ens[2], state.ens[3])
-            state.ens[2] = min(state.ens[2] - m, _LCAP)
-            state.ens[3] = min(state.ens[3] - m, _LCAP)
-    elif method == 4:  # fixed share, Eq. (8): delta = 1/(T2-1), eta from the binary entropy
-        T = _horizon(state.p, state.cnt[_TP] + 1)
-        delta = 1.0 / (T - 1.0)
-        eta = np.sqrt(8.0 / T * (2.0 * np.log(2.0) + (T - 1.0) * _entropy(delta)))
-        m = min(l1, l2)
-        v1 = state.ens[0] * np.exp(-eta * (l1 - m))
-        v2 = state.ens[1] * np.exp(-eta * (l2 - m))
-        W = v1 + v2
-        a1 = delta * W + (1.0 - delta) * v1  # delta W / (n - 1) + (1 - delta) v_i, n = 2 models
-        a2 = delta * W + (1.0 - delta) * v2
-        state.ens[0] = a1 / (a1 + a2)
-        state.ens[1] = a2 / (a1 + a2)
-        r = state.rng[0] + np.uint64(0x9E3779B97F4A7C15)
-        state.rng[0] = r
-
-
-@nb.njit(cache=True)
-def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
-    kind = int(state.p[1])
-    loss = loss_value(kind, score, y)
-    cnt = state.cnt
-    cur = cnt[_CUR]
-    if cur == 0:
-        return loss
-    cnt[_T] += 1
-    if cnt[_VCUR] == 1 and cnt[_VNEXT] == 1 and cnt[_NP] < state.buf_p.shape[1]:
-        _collect(state, idx, val)
-    tau = state.p[2] / np.sqrt(cnt[_T])
-    if cnt[_SWITCHES] == 0:
-        f = _dot_space(state.w, state.space, cur, idx, val)
-        _step_new(state, -tau * loss_slope(kind, f, y), idx, val)
-        return loss
-    cnt[_TP] += 1
-    method = int(state.p[0])
-    f1 = 0.0
-    z = np.zeros(0)
-    ez = 0
-    na = cnt[_NA]
-    if method >= 1:
-        z, ez = project_exp(state.buf_a, na, state.space, cur, idx, val)  # X_new x = z 2^ez
-        f1 = unscale(safe_dotn(state.r_a, z, na), ez)
-    f2 = _dot_space(state.w, state.space, cur, idx, val)
-    _update_weights(state, loss_value(kind, f1, y), loss_value(kind, f2, y))
-    if method == 1 or method >= 3:  # Eq. (4): w_old <- w_old - tau dl x~, x~ = X_old^T Kp z
-        g = tau * loss_slope(kind, f1, y)
-        if abs(g) <= MAX:
-            hz = safe_matvec(state.h_a, na, na, z)
-            r_a = state.r_a
-            for i in range(na):
-                r_a[i] = saturate(r_a[i] - unscale(g * hz[i], ez))
-    if method == 0 or method >= 3:
-        tau2 = tau if state.p[5] == 0.0 else state.p[2] / np.sqrt(cnt[_TP])
-        _step_new(state, -tau2 * loss_slope(kind, f2, y), idx, val)
-    return loss
-
-
-@nb.njit(cache=True)
-def _all_finite(A):  # type: ignore[no-untyped-def]
-    for v in A.ravel():
-        if not abs(v) <= MAX:
-            return False
-    return True
-
-
-@nb.njit(cache=True)
-def _switch(state):  # type: ignore[no-untyped-def]
-    """The old space has vanished: fit the map on the collected rows and start a new model."""
-    kp, r = _pending_map(state)
-    cnt = state.cnt
-    n = cnt[_NP]
-    dim = cnt[_DIM]
-    state.buf_a[:dim] = state.buf_p[:dim]
-    state.buf_p[:dim] = 0.0
-    state.h_a[:] = 0.0
-    h = kp @ np.ascontiguousarray(state.g_p[:n, :n]) @ kp
-    if not _all_finite(h):  # the map overflows: dropped, as if there were no overlap rows
-        n = 0
-    state.h_a[:n, :n] = h[:n, :n]
-    state.r_a[:] = 0.0
-    state.r_a[:n] = r[:n]
-    for a in (state.k_p, state.g_p, state.c_p):
-        a[:] = 0.0
-    state.v_p[:] = 0.0
-    cnt[_NA] = n
-    cnt[_NP] = 0
-    cnt[_CUR] += 1
-    cnt[_SWITCHES] += 1
-    cnt[_TP] = 0
-    state.ens[:] = np.array([0.5, 0.5, 0.0, 0.0])
-
-
-@nb.njit(cache=True)
-def _visible(state, cols, dim):  # type: ignore[no-untyped-def]
-    cnt = state.cnt
-    space = state.space
-    if cnt[_CUR] == 0:
-        cnt[_CUR] = 1
-    nxt = cnt[_CUR] + 1 if cnt[_DIM] > 0 else 1
-    for j in range(cnt[_DIM], dim):
-        space[j] = nxt
-    cnt[_DIM] = max(cnt[_DIM], dim)
-    cur = cnt[_CUR]
-    has_cur = False
-    has_next = False
-    for k in range(cols.shape[0]):
-        s = space[cols[k]]
-        has_cur = has_cur or s == cur
-        has_next = has_next or s == cur + 1
-    if has_next and not has_cur:
-        _switch(state)
-        has_cur = True
-        has_next = False
-    cnt[_VCUR] = 1 if has_cur else 0
-    cnt[_VNEXT] = 1 if has_next else 0
-
-
-register_kernel(FESLState, _predict, _learn, _visible)
 
 
 class FESL(OnlineLearner):
@@ -571,46 +225,54 @@ class FESL(OnlineLearner):
         out: np.ndarray = fesl_reference(X, y, **self.get_params())
         return out
 
-    def _make_state(self, capacity: int) -> FESLState:
+    _compiled_core = True
+
+    def _make_state(self, capacity: int) -> FESLCore:
         B = int(self.overlap)
-        sq = np.zeros((B, B))
-        return FESLState(
+        return FESLCore(
             w=np.zeros(capacity),
             space=np.zeros(capacity, dtype=np.int64),
             buf_a=np.zeros((capacity, B)),
             buf_p=np.zeros((capacity, B)),
-            h_a=sq.copy(),
+            h_a=np.zeros((B, B)),
             r_a=np.zeros(B),
-            k_p=sq.copy(),
-            g_p=sq.copy(),
-            c_p=sq.copy(),
+            k_p=np.zeros((B, B)),
+            g_p=np.zeros((B, B)),
+            c_p=np.zeros((B, B)),
             v_p=np.zeros(B),
-            ens=np.array([0.5, 0.5, 0.0, 0.0]),
-            cnt=np.zeros(9, dtype=np.int64),
-            rng=np.array([int(self.seed) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64),
-            p=np.array(
-                [
-                    METHODS[self.method],
-                    LOSSES[self.loss],
-                    float(self.lr),
-                    float(self.horizon or 0),
-                    float(self.ridge),
-                    _CLOCKS[self.clock],
-                ]
-            ),
+            alpha1=0.5,
+            alpha2=0.5,
+            loss1=0.0,
+            loss2=0.0,
+            cur=0,
+            dim=0,
+            switches=0,
+            n_a=0,
+            n_p=0,
+            t=0,
+            t_p=0,
+            v_cur=0,
+            v_next=0,
+            rng=int(self.seed) & 0xFFFFFFFFFFFFFFFF,
+            method=METHODS[self.method],
+            loss_kind=LOSSES[self.loss],
+            lr=float(self.lr),
+            horizon=float(self.horizon or 0),
+            ridge=float(self.ridge),
+            clock=_CLOCKS[self.clock],
         )
 
     @property
     def n_switches_(self) -> int:
         """Switches so far."""
-        return 0 if getattr(self, "_state", None) is None else int(self._state.cnt[_SWITCHES])
+        return 0 if getattr(self, "_state", None) is None else int(self._state.switches)
 
     @property
     def weights_(self) -> tuple[float, float]:
         """``(a1, a2)``: the weights of the old and the new model for the next row."""
         if getattr(self, "_state", None) is None:
             return (0.0, 1.0)
-        a1, a2 = _weights(self._state)
+        a1, a2 = self._state.weights()
         return float(a1), float(a2)
 
 

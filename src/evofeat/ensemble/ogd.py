@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
-import numba as nb
 import numpy as np
 
-from evofeat.base import InputError, OnlineLearner, register_kernel
-from evofeat.linear._ops import sign_label
-from evofeat.linear._safe import dot_reference, safe_axpy, safe_dot, saturate_reference
+from evofeat.base import InputError, OnlineLearner
+from evofeat.ensemble._fesl import OGDCore, loss_slope, loss_value
+from evofeat.linear._safe import dot_reference, saturate_reference
 
 __all__ = [
     "LOSSES",
     "OGD",
     "check_choice",
     "check_common",
-    "label_of",
     "loss_reference",
     "loss_slope",
     "loss_value",
@@ -24,42 +22,8 @@ __all__ = [
     "step_reference",
 ]
 
-#: loss name -> code used inside the compiled kernels.
+#: loss name -> code used inside the compiled core.
 LOSSES = {"logistic": 0, "square": 1}
-
-
-@nb.njit(cache=True)
-def loss_value(kind, f, y):  # type: ignore[no-untyped-def]
-    """Logistic ``ln(1 + exp(-y f))`` (``kind`` 0, computed stably) or square ``(y - f)^2`` (1)."""
-    if kind == 0:
-        m = -y * f
-        if m > 0.0:
-            return m + np.log1p(np.exp(-m))
-        return np.log1p(np.exp(m))
-    d = y - f
-    return d * d
-
-
-@nb.njit(cache=True)
-def loss_slope(kind, f, y):  # type: ignore[no-untyped-def]
-    """The derivative of :func:`loss_value` in ``f``: ``-y sigmoid(-y f)`` or ``-2 (y - f)``."""
-    if kind == 0:
-        m = -y * f
-        if m >= 0.0:
-            s = 1.0 / (1.0 + np.exp(-m))
-        else:
-            e = np.exp(m)
-            s = e / (1.0 + e)
-        return -y * s
-    return -2.0 * (y - f)
-
-
-@nb.njit(cache=True)
-def label_of(kind, f):  # type: ignore[no-untyped-def]
-    """The prediction of score ``f``: its sign (a score of 0 predicts -1) or ``f`` itself (regression)."""
-    if kind == 0:
-        return sign_label(f)
-    return f
 
 
 def check_choice(value: Any, options: Any, what: str, fix: str) -> None:
@@ -89,35 +53,6 @@ def check_common(learner: Any) -> None:
             received=repr(lr),
             fix="pass lr=1.0, or lr=1/c for the paper's c",
         )
-
-
-class OGDState(NamedTuple):
-    w: np.ndarray  # weights, one per feature
-    p: np.ndarray  # [loss code, lr]
-    t: np.ndarray  # [rounds learned]
-
-
-@nb.njit(cache=True)
-def _predict(state, idx, val):  # type: ignore[no-untyped-def]
-    s = safe_dot(state.w, idx, val)
-    return s, label_of(int(state.p[0]), s)
-
-
-@nb.njit(cache=True)
-def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
-    kind = int(state.p[0])
-    state.t[0] += 1
-    f = safe_dot(state.w, idx, val)
-    safe_axpy(state.w, -state.p[1] / np.sqrt(state.t[0]) * loss_slope(kind, f, y), idx, val)
-    return loss_value(kind, score, y)
-
-
-@nb.njit(cache=True)
-def _visible(state, cols, dim):  # type: ignore[no-untyped-def]
-    pass
-
-
-register_kernel(OGDState, _predict, _learn, _visible)
 
 
 class OGD(OnlineLearner):
@@ -189,12 +124,10 @@ class OGD(OnlineLearner):
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         return ogd_reference(X, y, self.lr, self.loss)
 
-    def _make_state(self, capacity: int) -> OGDState:
-        return OGDState(
-            w=np.zeros(capacity),
-            p=np.array([LOSSES[self.loss], float(self.lr)]),
-            t=np.zeros(1, dtype=np.int64),
-        )
+    _compiled_core = True
+
+    def _make_state(self, capacity: int) -> OGDCore:
+        return OGDCore(w=np.zeros(capacity), loss_kind=LOSSES[self.loss], lr=float(self.lr), t=0)
 
 
 def loss_reference(loss: str, f: float, y: float) -> tuple[float, float]:
