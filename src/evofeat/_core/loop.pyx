@@ -85,6 +85,25 @@ def run_chunk(
     return wrong, loss_sum
 
 
+def predict_rows(
+    Core core,
+    const int64_t[::1] indptr,
+    const int64_t[::1] indices,
+    const double[::1] data,
+    double[::1] out_score,
+    double[::1] out_label,
+):
+    """Score CSR rows without learning: ``out_score[i]``, ``out_label[i]`` for each row ``i``."""
+    cdef Py_ssize_t i, a
+    cdef double label
+    cdef const int64_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    cdef const double* dp = &data[0] if data.shape[0] > 0 else NULL
+    for i in range(out_score.shape[0]):
+        a = indptr[i]
+        out_score[i] = core.predict(ip + a, dp + a, indptr[i + 1] - a, &label)
+        out_label[i] = label
+
+
 cdef struct Entry:
     int64_t col
     double val
