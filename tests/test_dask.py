@@ -21,10 +21,11 @@ HERE = Path(__file__).resolve().parent
 
 
 def _register_toy() -> int:
-    """Run on each worker: make ``toy_paper`` importable and register the toy paper; returns the pid."""
+    """Run on each worker: make the test papers importable and register them; returns the pid."""
     if str(HERE) not in sys.path:
         sys.path.insert(0, str(HERE))
     PAPERS["toy"] = "toy_paper:PAPER"
+    PAPERS["sleepy"] = "sleepy_paper:PAPER"
     return os.getpid()
 
 
@@ -65,3 +66,64 @@ def test_dask_cluster_stores_the_same_results_as_a_local_run(
         "every cell must have run once, on the workers"
     )
     assert report.read_text().startswith("# toy") and "12 cells" in report.read_text()
+
+
+def test_dask_results_are_bit_identical_to_local_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long dot product adds in another order with more BLAS threads: every cell uses one."""
+    monkeypatch.syspath_prepend(str(HERE))
+    monkeypatch.setitem(PAPERS, "sleepy", "sleepy_paper:PAPER")
+    monkeypatch.delenv("SLEEPY_LOG", raising=False)
+    reproduce("sleepy", tmp_path / "local", jobs=1)
+    local = ResultStore(tmp_path / "local" / "results.sqlite").results("sleepy")
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        client.run(_register_toy)
+        reproduce("sleepy", tmp_path / "dask", scheduler=cluster.scheduler_address)
+    remote = ResultStore(tmp_path / "dask" / "results.sqlite").results("sleepy")
+    assert os.getpid() not in set(remote["pid"])
+    ours = dict(zip(local["repeat"], local["value"], strict=True))
+    theirs = dict(zip(remote["repeat"], remote["value"], strict=True))
+    assert ours == theirs  # equal floats, not close ones
+
+
+def test_unreachable_scheduler_is_one_clean_error_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from evofeat.base.errors import InputError
+    from evofeat.experiments import runner
+
+    monkeypatch.setattr(runner, "CONNECT_TIMEOUT", 2)
+    t0 = time.monotonic()
+    with pytest.raises(InputError, match="cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"):
+        reproduce("ofs", tmp_path / "out", scheduler="tcp://127.0.0.1:9")
+    assert time.monotonic() - t0 < 30
+    assert not (tmp_path / "out").exists()  # no results.sqlite left behind
+
+
+def test_missing_data_on_a_worker_blames_the_worker_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from evofeat.datasets import DataNotFoundError
+    from evofeat.experiments.base import Cell
+    from evofeat.experiments.runner import _dask_work
+
+    class NoData:
+        name = "nodata"
+
+        def run_cell(self, cell: Cell) -> dict[str, int]:
+            raise DataNotFoundError("data set 'rcv1' not found")
+
+    monkeypatch.delenv("EVOFEAT_DATA", raising=False)
+    with pytest.raises(DataNotFoundError) as err:
+        _dask_work(NoData(), Cell("t", "rcv1", "pa-i", {}, repeat=0))  # type: ignore[arg-type]
+    msg = str(err.value)
+    assert "Dask worker" in msg and "no EVOFEAT_DATA" in msg and "worker's environment" in msg
+    assert "rcv1" in msg

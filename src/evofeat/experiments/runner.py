@@ -20,22 +20,23 @@ __all__ = ["CONNECT_TIMEOUT", "connect", "reproduce", "run_cells"]
 CONNECT_TIMEOUT = 10
 
 
-def _work(paper_name: str, cell: Cell) -> tuple[Cell, dict[str, Any]]:
+def _work(paper: Paper | str, cell: Cell) -> tuple[Cell, dict[str, Any]]:
+    """Run one cell (in a worker process: ``paper`` is sent itself, so it need not be registered there)."""
     from evofeat._parallel import one_blas_thread
 
-    paper = get_paper(paper_name)
+    paper = get_paper(paper) if isinstance(paper, str) else paper
     with one_blas_thread():  # the same sums in the same order, wherever the cell runs
         return cell, paper.run_cell(cell)
 
 
-def _dask_work(paper_name: str, cell: Cell) -> tuple[Cell, dict[str, Any]]:
+def _dask_work(paper: Paper | str, cell: Cell) -> tuple[Cell, dict[str, Any]]:
     """:func:`_work` on a Dask worker: a missing data set is blamed on the worker's environment."""
     import socket
 
     from evofeat.datasets import DataNotFoundError
 
     try:
-        return _work(paper_name, cell)
+        return _work(paper, cell)
     except DataNotFoundError as exc:
         where = os.environ.get("EVOFEAT_DATA")
         env = f"EVOFEAT_DATA={where}" if where else "no EVOFEAT_DATA"
@@ -102,11 +103,11 @@ def run_cells(
         return
     if jobs == 1:
         for c in cells:
-            yield _work(paper.name, c)
+            yield _work(paper, c)
         return
     from evofeat._parallel import imap_unordered
 
-    for _, done in imap_unordered(_work, ((paper.name, c) for c in cells), jobs):
+    for _, done in imap_unordered(_work, ((paper, c) for c in cells), jobs):
         yield done
 
 
