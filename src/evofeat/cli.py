@@ -982,8 +982,7 @@ def _write_compare(result: dict[str, Any], frames: dict[str, Any], tmp: Path) ->
 )
 def reproduce(paper: str, quick: bool, out: str | None, jobs: int, scheduler: str | None) -> None:
     """Rerun a paper's experiments and write DIR/report.md beside DIR/results.sqlite."""
-    from tqdm import tqdm
-
+    from evofeat._progress import Progress
     from evofeat.experiments.runner import reproduce as run_paper
 
     folder = Path(out or f"reports/{paper}{'-quick' if quick else ''}")
@@ -991,12 +990,9 @@ def reproduce(paper: str, quick: bool, out: str | None, jobs: int, scheduler: st
 
     def progress(done: int, total: int) -> None:
         nonlocal bar
-        if bar is None:
-            bar = tqdm(
-                total=total, initial=done, desc=f"{paper} cells", unit="cell", file=sys.stderr
-            )
-        else:
-            bar.update(done - bar.n)
+        if bar is None:  # a bar on a terminal, a plain line now and then in a log
+            bar = Progress(total, f"{paper} cells", unit="cell")
+        bar(done, total)
 
     cmd = f"evofeat reproduce {paper}{' --quick' if quick else ''} --out {folder}"
     try:
