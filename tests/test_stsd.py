@@ -10,9 +10,10 @@ import pytest
 import scipy.sparse as sp
 
 from evofeat.base import FeatureIndex, InputError
+from evofeat.datasets.preprocessing import stsd_original_preprocessing
 from evofeat.evaluate import prequential
-from evofeat.linear._stsd_kernel import _uniform
-from evofeat.linear.stsd import STSD, stsd_original_preprocessing, stsd_reference
+from evofeat.linear._splitmix import uniform as _uniform
+from evofeat.linear.stsd import STSD, stsd_reference
 from evofeat.linear.stsd_multiclass import STSDMulticlass
 from evofeat.linear.stsd_regression import STSDRegressor
 from evofeat.streams import Stream, haphazard, trapezoidal

@@ -9,25 +9,56 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
-from evofeat.linear._stsd_kernel import (
-    _DIM,
-    _LARGEST,
-    _MODES,
-    _NONE,
-    _PA,
-    _PA1,
-    _PA2,
-    _PERCEPTRON,
-    _SCALE,
-    _TINY_SCALE,
-    _VARIANTS,
-    STSDState,
-    _uniform,
-    budget_limit,
-    running_sum,
-)
+from evofeat.linear._splitmix import uniform
+from evofeat.linear._stsd import SELECTIONS, STEP_RULES, STSDCore
 
-__all__ = ["STSD", "stsd_original_preprocessing", "stsd_reference"]
+__all__ = ["STSD", "budget_limit", "stsd_reference"]
+
+#: mode -> (step rule, which weights truncation keeps)
+_MODES = {
+    "stsd": ("pa", "largest"),
+    "stsd-i": ("pa-i", "largest"),
+    "stsd-ii": ("pa-ii", "largest"),
+    "stsd-i-all": ("pa-i", "all"),
+    "stsd-i-rand": ("pa-i", "random"),
+    "stsd-i-per": ("perceptron", "largest"),
+}
+_VARIANTS = ("paper", "original-code")
+_TINY_SCALE = 1e-120  # below this, the scale is folded into v (as on the compiled path)
+
+
+def budget_limit(select: str, budget: float, d: int, original: bool) -> int:
+    """How many weights truncation keeps at dimension ``d`` (Alg. 3; the original code rounds).
+
+    >>> budget_limit("largest", 0.29, 100, False), budget_limit("largest", 0.5, 5, True)
+    (29, 3)
+    """
+    if select == "all":
+        return d
+    if original:
+        return int(math.floor(budget * d + 0.5))  # MATLAB round (halves up), no minimum
+    return max(1, int(math.floor(budget * d + 1e-9)))  # floor(B d), tolerant of 0.29 * 100
+
+
+def running_sum(total: float, terms: np.ndarray) -> float:
+    """``total + terms[0] + terms[1] + ...``, left to right (the order of the compiled loops)."""
+    for term in terms.tolist():
+        total += term
+    return total
+
+
+def step_size(rule: str, C: float, loss: float, sq: float, margin: float, original: bool) -> float:
+    """The step ``tau`` (Alg. 2, Eq. 5, 7, 8); the original code divides by ``||x||``, not ``||x||^2``."""
+    if rule == "perceptron":
+        return 1.0
+    nrm = math.sqrt(sq) if original else sq
+    if rule == "pa":
+        return loss / nrm
+    if rule == "pa-i":
+        return min(C, loss / nrm)
+    if original:
+        return 1.0 - margin / (nrm + 1.0 / (2.0 * C))  # the bracket as the authors coded it
+    return loss / (nrm + 1.0 / (2.0 * C))
 
 
 def _check(ok: bool, what: str, expected: str, value: Any, fix: str) -> None:
@@ -70,6 +101,13 @@ def _check_common(model: Any) -> None:
     )
 
 
+def _projects(project: bool | None, variant: str, select: str) -> bool:
+    """Whether to scale onto the L1 ball: always in the paper, not for -all / -rand in the code."""
+    if project is None:
+        return variant == "paper" or select == "largest"
+    return project
+
+
 class STSD(OnlineLearner):
     """STSD and its variants: PA steps on a feature space that grows, kept sparse.
 
@@ -99,14 +137,17 @@ class STSD(OnlineLearner):
     The drivers' ``lambda = 0.001`` is ``radius = 1 / sqrt(lambda)``.
 
     Choices the paper leaves open: ties between equal ``|w|`` keep the lower
-    column (the feature seen first; :mod:`evofeat.linear._topk`);
+    column (the feature seen first; ``evofeat/_core/topk.pxd``);
     ``floor(B d)`` is taken with a 1e-9 tolerance (0.29 of 100 keeps 29);
     a row with ``||x|| = 0`` makes no step (and leaves the last tau). A
     feature that vanishes keeps its weight: it still counts in ``||w||_1``,
     in ``d`` and in the truncation (so it can be truncated while absent, and
     the scaling shrinks it); when it comes back it is an old feature and
     gets the PA step. Runs in O(nnz log k) per row: ``w = scale * v`` with
-    ``sum |v|`` kept up to date, and the support in an indexed heap.
+    ``sum |v|`` kept up to date, and the support in an indexed heap
+    (``evofeat/linear/_stsd.pyx``); ``stsd-i-rand`` adds, on a row that
+    truncates, one draw per support coordinate up to the last one it drops
+    (the random subset is drawn coordinate by coordinate).
 
     Parameters
     ----------
@@ -212,36 +253,30 @@ class STSD(OnlineLearner):
             "pass seed=0",
         )
 
-    def _codes(self) -> tuple[int, int, bool]:
-        rule, select = _MODES[self.mode]
-        project = self.project
-        if project is None:
-            project = self.variant == "paper" or select == _LARGEST
-        return rule, select, project
+    _compiled_core = True
 
-    def _make_state(self, capacity: int) -> STSDState:
-        rule, select, project = self._codes()
-        p = np.array(
-            [
-                rule,
-                self.C,
-                self.radius,
-                self.budget,
-                _VARIANTS.index(self.variant),
-                float(project),
-                select,
-                float(self.task == "regression"),
-                float(getattr(self, "epsilon", 0.0)),
-            ]
-        )
-        return STSDState(
+    def _make_state(self, capacity: int) -> STSDCore:
+        rule, select = _MODES[self.mode]
+        return STSDCore(
             v=np.zeros(capacity),
             heap=np.zeros(capacity, np.int64),
             pos=np.full(capacity, -1, np.int64),
-            hsize=np.zeros(1, np.int64),
-            s=np.array([1.0, 0.0, 0.0, 0.0, -1.0]),
-            p=p,
-            rng=np.array([self.seed], dtype=np.uint64),
+            hsize=0,
+            scale=1.0,
+            l1=0.0,
+            last_tau=0.0,
+            dim=0,
+            new_from=-1,
+            rule=STEP_RULES[rule],
+            C=float(self.C),
+            radius=float(self.radius),
+            budget=float(self.budget),
+            original=self.variant == "original-code",
+            project=_projects(self.project, self.variant, select),
+            select=SELECTIONS[select],
+            regression=self.task == "regression",
+            epsilon=float(getattr(self, "epsilon", 0.0)),
+            rng=int(np.array(self.seed, dtype=np.uint64).view(np.int64)),
         )
 
     def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
@@ -251,7 +286,7 @@ class STSD(OnlineLearner):
     def _effective_weights(self) -> np.ndarray:
         if getattr(self, "_state", None) is None:
             return np.zeros(0)
-        return float(self._state.s[_SCALE]) * self._weights("v")
+        return float(self._state.scale) * self._weights("v")
 
     @property
     def selected_features_(self) -> list[Any]:
@@ -262,8 +297,8 @@ class STSD(OnlineLearner):
     @property
     def budget_limit_(self) -> int:
         """The number of weights the truncation allows at the current dimension."""
-        d = 0 if getattr(self, "_state", None) is None else int(self._state.s[_DIM])
-        return int(budget_limit(self._codes()[1], self.budget, d, self.variant == "original-code"))
+        d = 0 if getattr(self, "_state", None) is None else int(self._state.dim)
+        return budget_limit(_MODES[self.mode][1], self.budget, d, self.variant == "original-code")
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """The predictions of :func:`stsd_reference` with these parameters (X dense, NaN = absent)."""
@@ -297,8 +332,9 @@ def stsd_reference(
     array([ 0.,  1., -1.])
     """
     n, d = X.shape
-    rule, select, proj = STSD(mode, C, radius, budget, variant, project, seed)._codes()
+    rule, select = _MODES[mode]
     original = variant == "original-code"
+    proj = _projects(project, variant, select)
     v = np.zeros(d)
     scale, l1, last_tau = 1.0, 0.0, 0.0
     seen = np.zeros(d, dtype=bool)
@@ -328,24 +364,20 @@ def stsd_reference(
             out[t] = np.sign(f)
             loss = max(0.0, 1.0 - margin)
             direction = y[t]
-            update = margin <= 1 if original else (margin <= 0 if rule == _PERCEPTRON else loss > 0)
+            update = (
+                margin <= 1 if original else (margin <= 0 if rule == "perceptron" else loss > 0)
+            )
         sq = running_sum(0.0, x * x)
         stepped = update and 0 < sq < np.inf
         if stepped:
-            nrm = math.sqrt(sq) if original else sq
-            tau = {
-                _PA: loss / nrm,
-                _PA1: min(C, loss / nrm),
-                _PA2: 1 - margin / (nrm + 1 / (2 * C)) if original else loss / (nrm + 1 / (2 * C)),
-                _PERCEPTRON: 1.0,
-            }[rule]
+            tau = step_size(rule, C, loss, sq, margin, original)
             last_tau = tau
         nz = x != 0
         if new_stage:  # the original code's first round of a stage
             old, new = nz & (cols < d_before), nz & (cols >= d_before)
             if stepped:
                 step(cols[old], x[old], tau * direction)
-            step(cols[new], x[new], (1.0 if rule == _PERCEPTRON else last_tau) * direction)
+            step(cols[new], x[new], (1.0 if rule == "perceptron" else last_tau) * direction)
         elif stepped:
             step(cols[nz], x[nz], tau * direction)
         elif original:
@@ -358,14 +390,14 @@ def stsd_reference(
                 scale = 1.0
         k = budget_limit(select, budget, dim, original)
         support = np.flatnonzero(v)
-        if select != _NONE and support.size > k:
+        if select != "all" and support.size > k:
             # evict the smallest |w| first, the higher column first among ties
-            if select == _LARGEST:
+            if select == "largest":
                 drop = support[np.lexsort((-support, np.abs(v[support])))[: support.size - k]]
             else:  # a uniform k-subset of `total` coordinates, the support first, by column
                 total, kept, dropped = (dim if original else support.size), 0, []
                 for j, c in enumerate(support.tolist()):
-                    if kept < k and _uniform(rng) * (total - j) < k - kept:
+                    if kept < k and uniform(rng) * (total - j) < k - kept:
                         kept += 1
                     else:
                         dropped.append(c)
@@ -376,36 +408,5 @@ def stsd_reference(
             l1 = 0.0
     return out
 
-
-def stsd_original_preprocessing(X: Any) -> np.ndarray:
-    """The STSD authors' preprocessing, applied once to the whole data set by their MATLAB drivers.
-
-    Each column is z-scored with the sample standard deviation (``ddof=1``,
-    MATLAB's ``zscore``; a constant column becomes 0), z-scored again, then
-    each row is scaled to unit L2 norm over all its features (a zero row
-    stays zero). Sparse input is densified. Registered as the preprocessor
-    ``"stsd-original"`` (``load(name, preprocess="stsd-original")``) when
-    this module is imported.
-
-    >>> Z = stsd_original_preprocessing(np.array([[1.0, 5.0], [3.0, 5.0], [2.0, 5.0]]))
-    >>> Z.round(3).tolist()
-    [[-1.0, 0.0], [1.0, 0.0], [0.0, 0.0]]
-    """
-    A = np.array(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
-    for _ in range(2):
-        sd = A.std(axis=0, ddof=1) if A.shape[0] > 1 else np.zeros(A.shape[1])
-        A = (A - A.mean(axis=0)) / np.where(sd == 0, 1.0, sd)
-    norms = np.linalg.norm(A, axis=1, keepdims=True)
-    return A / np.where(norms == 0, 1.0, norms)
-
-
-def _register_preprocessing() -> None:
-    from evofeat.datasets import PREPROCESSORS, register_preprocessor
-
-    if "stsd-original" not in PREPROCESSORS:
-        register_preprocessor("stsd-original", stsd_original_preprocessing)
-
-
-_register_preprocessing()
 
 LEARNERS = {name: partial(STSD, mode=name) for name in _MODES}

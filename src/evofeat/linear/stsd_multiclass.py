@@ -3,125 +3,23 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
-import numba as nb
 import numpy as np
 
-from evofeat.base import InputError, OnlineLearner, register_kernel
-from evofeat.linear._ops import sq_norm
-from evofeat.linear._stsd_kernel import _MODES, _TINY_SCALE, _tau, budget_limit, running_sum
-from evofeat.linear._topk import topk_pop, topk_rebuild, topk_touch
-from evofeat.linear.stsd import _check, _check_common
+from evofeat.base import InputError, OnlineLearner
+from evofeat.linear._stsd import STEP_RULES, STSDMulticlassCore
+from evofeat.linear.stsd import (
+    _MODES,
+    _TINY_SCALE,
+    _check,
+    _check_common,
+    budget_limit,
+    running_sum,
+    step_size,
+)
 
 __all__ = ["STSDMulticlass", "stsd_multiclass_reference"]
-
-_RULE, _C, _RADIUS, _BUDGET, _K = range(5)
-_SCALE, _L1, _DIM = range(3)
-
-
-class STSDMulticlassState(NamedTuple):
-    V: np.ndarray  # (features, classes) weights up to the scale: W = s[_SCALE] * V
-    g: np.ndarray  # sum_c |V[j, c]|: the L1 norm of feature j's weights (the heap key)
-    heap: np.ndarray  # features with a non-zero row, as a _topk min-heap over g
-    pos: np.ndarray
-    hsize: np.ndarray
-    s: np.ndarray  # [scale, sum of g (running), dim]
-    p: np.ndarray  # [rule, C, radius, budget, n_classes]
-    f: np.ndarray  # scratch: the class scores of the current row
-
-
-@nb.njit(cache=True)
-def _scores(state, idx, val):  # type: ignore[no-untyped-def]
-    f, V = state.f, state.V
-    f[:] = 0.0
-    for k in range(idx.shape[0]):
-        for c in range(f.shape[0]):
-            f[c] += V[idx[k], c] * val[k]
-    f *= state.s[_SCALE]
-    return f
-
-
-@nb.njit(cache=True)
-def _argmax(f, skip):  # type: ignore[no-untyped-def]
-    """The highest score (the lowest class among ties), ``skip`` excluded."""
-    best = -1
-    for c in range(f.shape[0]):
-        if c != skip and (best < 0 or f[c] > f[best]):
-            best = c
-    return best
-
-
-@nb.njit(cache=True)
-def _row_norm(V, g, j):  # type: ignore[no-untyped-def]
-    """``g[j] = sum_c |V[j, c]|``, left to right."""
-    g[j] = 0.0
-    for c in range(V.shape[1]):
-        g[j] += abs(V[j, c])
-
-
-@nb.njit(cache=True)
-def _fold_scale(state):  # type: ignore[no-untyped-def]
-    """Multiply the scale into V (when it gets tiny), dropping rows that underflow to 0."""
-    V, g, heap, s = state.V, state.g, state.heap, state.s
-    V *= s[_SCALE]
-    s[_L1] *= s[_SCALE]
-    s[_SCALE] = 1.0
-    for i in range(state.hsize[0]):
-        _row_norm(V, g, heap[i])
-    topk_rebuild(heap, state.pos, state.hsize, g, heap[:0])
-
-
-@nb.njit(cache=True)
-def _predict(state, idx, val):  # type: ignore[no-untyped-def]
-    f = _scores(state, idx, val)
-    best = _argmax(f, -1)
-    return f[best], float(best)
-
-
-@nb.njit(cache=True)
-def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
-    p, s, V, g = state.p, state.s, state.V, state.g
-    yc = int(y)
-    if yc < 0 or yc >= V.shape[1]:
-        return 0.0
-    f = _scores(state, idx, val)
-    r = _argmax(f, yc)
-    loss = max(0.0, 1.0 - (f[yc] - f[r]))
-    sq = sq_norm(val)
-    if loss > 0.0 and 0.0 < sq < np.inf:
-        a = _tau(int(p[_RULE]), p[_C], loss, 2.0 * sq, 0.0, False) / s[_SCALE]
-        for k in range(idx.shape[0]):
-            j = idx[k]
-            if val[k] == 0.0:
-                continue
-            V[j, yc] += a * val[k]
-            V[j, r] -= a * val[k]
-            old = g[j]
-            _row_norm(V, g, j)
-            s[_L1] += g[j] - old
-            topk_touch(state.heap, state.pos, state.hsize, g, j)
-    if s[_SCALE] * s[_L1] > p[_RADIUS]:  # L1 ball over all the weights
-        s[_SCALE] *= p[_RADIUS] / (s[_SCALE] * s[_L1])
-        if s[_SCALE] < _TINY_SCALE:
-            _fold_scale(state)
-    k = budget_limit(0, p[_BUDGET], int(s[_DIM]), False)
-    while state.hsize[0] > k:  # drop the features with the smallest weight rows
-        j = topk_pop(state.heap, state.pos, state.hsize, g)
-        s[_L1] -= g[j]
-        g[j] = 0.0
-        V[j, :] = 0.0
-    if state.hsize[0] == 0:
-        s[_L1] = 0.0
-    return loss
-
-
-@nb.njit(cache=True)
-def _visible(state, cols, dim):  # type: ignore[no-untyped-def]
-    state.s[_DIM] = max(state.s[_DIM], dim)
-
-
-register_kernel(STSDMulticlassState, _predict, _learn, _visible)
 
 
 class STSDMulticlass(OnlineLearner):
@@ -210,7 +108,9 @@ class STSDMulticlass(OnlineLearner):
             "pass n_classes=3",
         )
 
-    def _make_state(self, capacity: int) -> STSDMulticlassState:
+    _compiled_core = True
+
+    def _make_state(self, capacity: int) -> STSDMulticlassCore:
         if self.n_classes is None:
             raise InputError(
                 "the number of classes is not known",
@@ -219,15 +119,19 @@ class STSDMulticlass(OnlineLearner):
                 fix="pass n_classes (prequential infers it)",
             )
         K = int(self.n_classes)
-        return STSDMulticlassState(
+        return STSDMulticlassCore(
             V=np.zeros((capacity, K)),
             g=np.zeros(capacity),
             heap=np.zeros(capacity, np.int64),
             pos=np.full(capacity, -1, np.int64),
-            hsize=np.zeros(1, np.int64),
-            s=np.array([1.0, 0.0, 0.0]),
-            p=np.array([_MODES[self.mode][0], self.C, self.radius, self.budget, K]),
-            f=np.zeros(K),
+            hsize=0,
+            scale=1.0,
+            l1=0.0,
+            dim=0,
+            rule=STEP_RULES[_MODES[self.mode][0]],
+            C=float(self.C),
+            radius=float(self.radius),
+            budget=float(self.budget),
         )
 
     def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
@@ -250,7 +154,7 @@ class STSDMulticlass(OnlineLearner):
         """The weights as a (features, classes) array."""
         if getattr(self, "_state", None) is None:
             return np.zeros((0, self.n_classes or 0))
-        return float(self._state.s[_SCALE]) * self._weights("V")
+        return float(self._state.scale) * self._weights("V")
 
     @property
     def coef_(self) -> dict[Any, list[float]]:  # type: ignore[override]
@@ -267,8 +171,8 @@ class STSDMulticlass(OnlineLearner):
     @property
     def budget_limit_(self) -> int:
         """The number of features the truncation allows at the current dimension."""
-        d = 0 if getattr(self, "_state", None) is None else int(self._state.s[_DIM])
-        return int(budget_limit(0, self.budget, d, False))
+        d = 0 if getattr(self, "_state", None) is None else int(self._state.dim)
+        return budget_limit("largest", self.budget, d, False)
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """The predictions of :func:`stsd_multiclass_reference` with these parameters."""
@@ -311,7 +215,7 @@ def stsd_multiclass_reference(
         loss = max(0.0, 1.0 - (f[yc] - f[r]))
         sq = running_sum(0.0, x * x)
         if loss > 0 and 0 < sq < np.inf:
-            a = float(_tau(_MODES[mode][0], C, loss, 2.0 * sq, 0.0, False)) / scale
+            a = step_size(_MODES[mode][0], C, loss, 2.0 * sq, 0.0, False) / scale
             for j, xj in zip(cols.tolist(), x.tolist(), strict=True):
                 if xj != 0.0:
                     V[j, yc] += a * xj
@@ -326,7 +230,7 @@ def stsd_multiclass_reference(
                 scale = 1.0
                 g = np.array([running_sum(0.0, np.abs(row)) for row in V])
         support = np.flatnonzero(g)
-        k = int(budget_limit(0, budget, dim, False))
+        k = budget_limit("largest", budget, dim, False)
         # evict the smallest row norms first, the higher column first among ties
         if support.size > k:
             drop = support[np.lexsort((-support, g[support]))[: support.size - k]]
