@@ -32,6 +32,13 @@ def test_reproduce_quick_writes_a_complete_report(paper: str, tmp_path: Path) ->
     assert result.exit_code == 0, result.output
     report = (out / "report.md").read_text()
     assert f"evofeat reproduce {paper} --quick" in report  # the command that regenerates it
+    assert "**Quick run**" in report and "- Repeats run:" in report  # says what it ran
+    if paper != "ceofs":  # the four papers with published numbers
+        with (out / "comparison.csv").open() as fh:
+            head, *rows = fh.read().splitlines()
+        assert head.startswith("paper,table,dataset,method,setting,paper_mean,paper_std")
+        assert len(rows) == len(get_paper(paper).comparison(__import__("pandas").DataFrame()))
+        assert "## Every published cell" in report and "## Paired tests" in report
     figures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report)
     assert figures, "the report embeds its figures"
     for fig in figures:
