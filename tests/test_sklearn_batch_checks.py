@@ -89,7 +89,7 @@ ESTIMATORS = [
     CheckedOPID(n_survived=1, estage_l2=(0.1, 10.0), cv=2, seed=0),
     CheckedOPID(n_survived=1, estage_l2=1.0, kernel="rbf", max_iter=2, seed=0),
     CheckedOPIDe(n_survived=1, Cs=(1.0,), weights=(0.0, 0.5, 1.0), cv=2, seed=0),
-    SVM(Cs=(1.0,), cv=2, seed=0),
+    SVM(),  # the defaults: repeatable fits (check_fit_idempotent, check_supervised_y_2d)
     SVMs(n_survived=2, Cs=(1.0,), cv=2, seed=0),
     SVMa(n_survived=1, Cs=(1.0,), cv=2, seed=0),
     CEOFS(n_runs=2, seed=0),

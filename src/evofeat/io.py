@@ -368,6 +368,7 @@ _SELECTOR_ATTRS = {
 }
 _ONEPASS_ATTRS = {
     "n_features_in_": "int",
+    "n_survived_": "int",
     "classes_": f"array:{_DTYPE_KINDS}:1",
     "cstage_classes_": f"array:{_DTYPE_KINDS}:1",
     "cstage_rows_": "int",
@@ -377,10 +378,15 @@ _ONEPASS_ATTRS = {
 
 def _schemas() -> dict[type, dict[str, str]]:
     """Fitted attributes (name -> kind) of every estimator and selector that can be saved."""
-    from evofeat.onepass.baselines import _LogisticBaseline
+    from evofeat.onepass.baselines import SVMa, SVMs, _LogisticBaseline
     from evofeat.onepass.opid import OPID, OPIDe
     from evofeat.selection import CEOFS, COFS, OSFS, SAOLA, AlphaInvesting, FastOSFS
 
+    baseline = {
+        "n_features_in_": "int",
+        "classes_": f"array:{_DTYPE_KINDS}:1",
+        "model_": "logistic",
+    }
     groups = {"n_iter_": "int", "group_of_": "array:i:1", "representatives_": "array:i:1"}
     return {
         OPID: {
@@ -398,11 +404,9 @@ def _schemas() -> dict[type, dict[str, str]]:
             "model_bar_": "logistic",
             "weights_": "floats2",
         },
-        _LogisticBaseline: {
-            "n_features_in_": "int",
-            "classes_": f"array:{_DTYPE_KINDS}:1",
-            "model_": "logistic",
-        },
+        _LogisticBaseline: baseline,
+        SVMs: {**baseline, "n_survived_": "int"},
+        SVMa: {**baseline, "n_survived_": "int"},
         CEOFS: {**_SELECTOR_ATTRS, **groups, "n_groups_historical_": "int"},
         COFS: {**_SELECTOR_ATTRS, **groups, "n_groups_historical_": "int"},
         AlphaInvesting: {**_SELECTOR_ATTRS, "selected_": "ints", "wealth_": "float"},
@@ -1067,7 +1071,7 @@ def _check_heap(path: Path, fields: Mapping[str, np.ndarray], capacity: int) -> 
     """The top-k heap's index fields (``heap``, ``pos``, ``hsize``) stay within the capacity."""
     if not {"heap", "pos", "hsize"} <= set(fields):
         return
-    hsize = int(fields["hsize"][0]) if fields["hsize"].size else -1
+    hsize = int(fields["hsize"].reshape(-1)[0]) if fields["hsize"].size else -1  # 0-d or [n]
     heap, pos = fields["heap"], fields["pos"]
     ok = 0 <= hsize <= capacity and bool(np.all((heap[:hsize] >= 0) & (heap[:hsize] < capacity)))
     ok = ok and bool(np.all((pos >= -1) & (pos < max(hsize, 1))))

@@ -9,6 +9,7 @@ naming what was expected, what came and the fix.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,14 @@ from sklearn.utils.validation import column_or_1d, validate_data
 
 from evofeat.base.errors import InputError
 
-__all__ = ["check_labels", "check_matrix", "check_n_survived", "validate_X", "validate_y"]
+__all__ = [
+    "check_labels",
+    "check_matrix",
+    "check_n_survived",
+    "resolve_survived",
+    "validate_X",
+    "validate_y",
+]
 
 
 def check_matrix(X: Any, name: str, n_cols: int | None = None, layout: str = "") -> np.ndarray:
@@ -175,3 +183,53 @@ def check_n_survived(n_survived: Any, owner: str) -> int:
             fix=f"construct {owner}(n_survived=d_s), e.g. with the scenario's d_s",
         )
     return int(n_survived)
+
+
+def resolve_survived(estimator: Any, X: Any, cstage: Any) -> tuple[int, Any]:
+    """``(d_s, cstage)``: the number of survived features, and the C-stage batches to read.
+
+    ``d_s`` is ``estimator.n_survived`` when set; otherwise it is read from
+    what the data say: an :class:`~evofeat.streams.incdec.IncDec` scenario
+    passed as ``cstage`` (its ``d_s``; its ``batches`` are read), or column
+    names (pandas) shared by the E-stage ``X`` (the survived columns first) and
+    the first C-stage batch (the survived columns last). Plain arrays do not
+    say which columns are shared, so then :class:`InputError` names the
+    argument to pass. Only the first batch is looked at (and then read again
+    from the same iterator), so a one-pass stream stays one pass.
+    """
+    owner = type(estimator).__name__
+    if cstage is not None and hasattr(cstage, "batches") and hasattr(cstage, "d_s"):
+        scenario_d_s, cstage = int(cstage.d_s), cstage.batches
+        if estimator.n_survived is None:
+            return scenario_d_s, cstage
+    if estimator.n_survived is not None:
+        return check_n_survived(estimator.n_survived, owner), cstage
+    names_e = getattr(X, "columns", None)
+    if cstage is not None and names_e is not None:
+        batches = iter(cstage)
+        try:
+            first = next(batches)
+        except StopIteration:
+            first = None
+        cstage = batches if first is None else itertools.chain([first], batches)
+        names_c = None if first is None else getattr(first[0], "columns", None)
+        if names_c is not None:
+            shared = [c for c in names_e if c in set(names_c)]
+            d_s = len(shared)
+            if d_s and list(names_e[:d_s]) == shared and list(names_c[-d_s:]) == shared:
+                return d_s, cstage
+            raise InputError(
+                f"{owner} cannot tell the survived features from the column names",
+                expected="the shared columns first in X and last in every C-stage batch",
+                received=f"{d_s} shared names: {shared[:5]}",
+                fix="order the columns as [vanished, survived] and [survived, augmented], "
+                f"or pass {owner}(n_survived=d_s)",
+            )
+    raise InputError(
+        f"{owner} needs n_survived",
+        expected="n_survived=d_s (the survived features: the first columns of X, the last of "
+        "every C-stage batch), or data that say it",
+        received="arrays without column names and n_survived=None",
+        fix=f"pass {owner}(n_survived=d_s), fit(X, y, cstage=scenario) with the IncDec scenario, "
+        "or pandas DataFrames whose shared column names are the survived features",
+    )

@@ -21,7 +21,7 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.utils.validation import check_is_fitted
 
 from evofeat.base.errors import InputError
-from evofeat.onepass._checks import check_n_survived, validate_X, validate_y
+from evofeat.onepass._checks import resolve_survived, validate_X, validate_y
 
 __all__ = ["SVM", "SVMa", "SVMs", "folds", "tuned_logistic"]
 
@@ -88,7 +88,7 @@ class _LogisticBaseline(ClassifierMixin, BaseEstimator):
         n_survived: int | None = None,
         Cs: Sequence[float] = DEFAULT_CS,
         cv: int = 5,
-        seed: int | None = None,
+        seed: int | None = 0,
     ) -> None:
         self.n_survived = n_survived
         self.Cs = Cs
@@ -103,7 +103,7 @@ class _LogisticBaseline(ClassifierMixin, BaseEstimator):
     def _select(self, X: np.ndarray) -> np.ndarray:
         if self.columns == "all":
             return X
-        d_s = check_n_survived(self.n_survived, type(self).__name__)
+        d_s = self.n_survived_
         if X.shape[1] < d_s or (X.shape[1] == d_s and self.columns == "augmented"):
             more = "more than" if self.columns == "augmented" else "at least"
             raise InputError(
@@ -115,7 +115,15 @@ class _LogisticBaseline(ClassifierMixin, BaseEstimator):
         return X[:, :d_s] if self.columns == "survived" else X[:, d_s:]
 
     def fit(self, X: Any, y: Any, cstage: Iterable[tuple[Any, Any]] | None = None) -> Any:
-        """Fit on the E-stage batch ``X = [X_s, X_a]``; ``cstage`` is accepted and ignored."""
+        """Fit on the E-stage batch ``X = [X_s, X_a]``; ``cstage`` is not read.
+
+        ``SVMs`` and ``SVMa`` need ``n_survived``; when it is ``None`` it is
+        taken from an ``IncDec`` scenario passed as ``cstage`` or from the
+        column names shared with the first C-stage batch (only its names are
+        looked at), as for :class:`~evofeat.onepass.OPID`.
+        """
+        if self.columns != "all":
+            self.n_survived_, _ = resolve_survived(self, X, cstage)
         X = validate_X(self, X, reset=True)
         y = validate_y(y, X.shape[0], type(self).__name__)
         self.model_ = tuned_logistic(self._select(X), y, self.Cs, self.cv, self.seed)[0]
@@ -145,7 +153,9 @@ class SVM(_LogisticBaseline):
     cv
         Number of folds (fewer if a class has fewer rows than ``cv``).
     seed
-        Seed of the fold shuffling and of LIBLINEAR.
+        Seed of the fold shuffling and of LIBLINEAR (default 0, so that a fit
+        is repeatable: scikit-learn's ``check_fit_idempotent``; ``None`` draws
+        a new shuffle each fit).
 
     Attributes
     ----------

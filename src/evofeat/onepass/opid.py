@@ -26,7 +26,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils.validation import check_is_fitted
 
 from evofeat.base.errors import InputError
-from evofeat.onepass._checks import check_n_survived, validate_X, validate_y
+from evofeat.onepass._checks import resolve_survived, validate_X, validate_y
 from evofeat.onepass.baselines import DEFAULT_CS, folds, tuned_logistic
 from evofeat.onepass.cstage import CStage
 from evofeat.onepass.estage import JointFit, best_weight, joint_dual, joint_primal
@@ -63,15 +63,15 @@ class _OnePass(ClassifierMixin, BaseEstimator):
         cstage
             An iterable of C-stage mini-batches ``(X_i, y_i)``, ``X_i =
             [X_v, X_s]`` (vanished columns first, the ``n_survived`` survived
-            ones last). It is read once and no batch is kept. It is
-            required: without it (``fit(X, y)``) there is no ``W_s*`` and
+            ones last), or the :class:`~evofeat.streams.incdec.IncDec`
+            scenario itself (its ``batches``). It is read once and no batch
+            is kept. It is required: without it (``fit(X, y)``) there is no ``W_s*`` and
             the learner is not OPID, so :class:`InputError` says so rather
             than fit something else (the E-stage-only models are the
             baselines :class:`~evofeat.onepass.baselines.SVM`, ``SVMs``,
             ``SVMa``).
         """
         name = type(self).__name__
-        d_s = check_n_survived(self.n_survived, name)
         if cstage is None:
             raise InputError(
                 f"{name} needs the C-stage stream",
@@ -80,6 +80,7 @@ class _OnePass(ClassifierMixin, BaseEstimator):
                 received="cstage=None",
                 fix="pass the scenario's C-stage batches, e.g. fit(X, y, cstage=scenario.batches)",
             )
+        d_s, cstage = resolve_survived(self, X, cstage)
         # check the E-stage batch first: a one-pass stream cannot be read again after an error
         X = validate_X(self, X, reset=True)
         if X.shape[1] < d_s:
@@ -101,6 +102,7 @@ class _OnePass(ClassifierMixin, BaseEstimator):
                 received=f"{solver.classes_.tolist()}",
                 fix="give a stream with several classes",
             )
+        self.n_survived_ = d_s
         self.cstage_classes_ = solver.classes_
         self.cstage_rows_ = solver.n_rows_
         self.coef_cstage_ = solver.solve()[1]  # W_s*, d_s x c
@@ -137,6 +139,10 @@ class OPIDe(_OnePass):
     n_survived
         ``d_s``: the first ``n_survived`` columns of the E-stage ``X`` and the
         last ``n_survived`` of every C-stage batch are the survived features.
+        ``None`` (default): read from the data where they say it (an
+        ``IncDec`` scenario as ``cstage``, or the column names that the
+        E-stage and C-stage DataFrames share); otherwise ``fit`` says to
+        pass it.
     consistency
         ``lambda`` of Eq. 2 (default 1, not stated in the paper).
     l2
@@ -155,7 +161,8 @@ class OPIDe(_OnePass):
     cv
         Number of folds (fewer if a class has fewer rows than ``cv``).
     seed
-        Seed of the fold shuffling and of LIBLINEAR.
+        Seed of the fold shuffling and of LIBLINEAR (default 0, so that a fit
+        is repeatable; ``None`` draws a new shuffle each fit).
 
     Attributes
     ----------
@@ -196,7 +203,7 @@ class OPIDe(_OnePass):
         Cs: Sequence[float] = DEFAULT_CS,
         weights: Sequence[float] = DEFAULT_WEIGHTS,
         cv: int = 5,
-        seed: int | None = None,
+        seed: int | None = 0,
     ) -> None:
         self.n_survived = n_survived
         self.consistency = consistency
@@ -234,6 +241,10 @@ class OPID(_OnePass):
     n_survived
         ``d_s``: the first ``n_survived`` columns of the E-stage ``X`` and the
         last ``n_survived`` of every C-stage batch are the survived features.
+        ``None`` (default): read from the data where they say it (an
+        ``IncDec`` scenario as ``cstage``, or the column names that the
+        E-stage and C-stage DataFrames share); otherwise ``fit`` says to
+        pass it.
     consistency
         ``lambda`` of Eq. 2 (default 1, not stated in the paper).
     l2
@@ -263,7 +274,8 @@ class OPID(_OnePass):
     cv
         Folds of the search over ``estage_l2`` (fewer if a class has fewer rows).
     seed
-        Seed of the fold shuffling.
+        Seed of the fold shuffling (default 0, so that a fit is repeatable;
+        ``None`` draws a new shuffle each fit).
 
     Attributes
     ----------
@@ -313,7 +325,7 @@ class OPID(_OnePass):
         max_iter: int = 100,
         tol: float = 1e-6,
         cv: int = 5,
-        seed: int | None = None,
+        seed: int | None = 0,
     ) -> None:
         self.n_survived = n_survived
         self.consistency = consistency

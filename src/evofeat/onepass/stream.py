@@ -19,8 +19,8 @@ def make_learner(name: str, n_survived: int, seed: int | None = None, **params: 
     ``seed`` (fold shuffling, LIBLINEAR) is passed to the learners that take
     one; ``params`` are further constructor parameters.
 
-    >>> make_learner("svm-s", n_survived=3, seed=0, cv=3)
-    SVMs(cv=3, n_survived=3, seed=0)
+    >>> make_learner("svm-s", n_survived=3, seed=1, cv=3)
+    SVMs(cv=3, n_survived=3, seed=1)
     """
     from evofeat.onepass import LEARNERS
 
