@@ -141,7 +141,7 @@ def stsd_original_preprocessing(X: Matrix) -> np.ndarray:
     >>> Z.round(3).tolist()
     [[-1.0, 0.0], [1.0, 0.0], [0.0, 0.0]]
     """
-    A = np.array(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+    A = np.array(sp.csr_matrix(X).toarray() if sp.issparse(X) else X, dtype=np.float64)
     for _ in range(2):
         sd = A.std(axis=0, ddof=1) if A.shape[0] > 1 else np.zeros(A.shape[1])
         A = (A - A.mean(axis=0)) / np.where(sd == 0, 1.0, sd)

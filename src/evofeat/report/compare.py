@@ -200,8 +200,8 @@ class Pair:
     setting: str
     method: str
     baseline: str
-    ours: Sequence[float]
-    theirs: Sequence[float]
+    ours: Sequence[float] | np.ndarray
+    theirs: Sequence[float] | np.ndarray
     higher_is_better: bool = True
     alpha: float = 0.05
     pvalues: tuple[float, float] = field(init=False, default=(math.nan, math.nan))
