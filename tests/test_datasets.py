@@ -15,6 +15,7 @@ import pytest
 import scipy.sparse as sp
 
 from conftest import requires_data, shared_data_dir
+from evofeat.base.errors import InputError
 from evofeat.datasets import (
     PREPROCESSORS,
     ChecksumError,
@@ -523,53 +524,116 @@ def _german_source_bytes() -> bytes:
     return gzip.decompress((DATA_DIR / "german.numer.gz").read_bytes())
 
 
-def test_download_verifies_and_stores_gzipped(isolated: Path, tmp_path: Path) -> None:
-    src = tmp_path / "german.numer"
-    src.write_bytes(_german_source_bytes())
-    folder = download("german", url=src.as_uri())
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
+    """A fake HTTPS server: fill the dict ``{url: bytes}``; no test touches the network."""
+    import requests
+
+    from evofeat.datasets import fetch
+
+    files: dict[str, bytes] = {}
+    hits: list[str] = []
+
+    def open_url(url: str, timeout: float):  # type: ignore[no-untyped-def]
+        hits.append(url)
+        if url not in files:
+            raise requests.exceptions.HTTPError(f"404 Client Error: Not Found for url: {url}")
+        data = files[url]
+        size = None if "chunked" in url else len(data)  # a server may not announce the size
+        return url, size, iter([data[i : i + 4096] for i in range(0, len(data), 4096)])
+
+    monkeypatch.setattr(fetch, "_open_url", open_url)
+    monkeypatch.setattr(fetch, "RETRIES", 0)
+    files["hits"] = hits  # type: ignore[assignment]
+    return files
+
+
+def test_download_verifies_and_stores_gzipped(isolated: Path, served: dict[str, bytes]) -> None:
+    url = "https://example.test/german.numer"
+    served[url] = _german_source_bytes()
+    folder = download("german", url=url)
     stored = isolated / "german" / "german.numer.gz"
     assert folder == stored.parent and stored.is_file()
-    assert gzip.decompress(stored.read_bytes()) == src.read_bytes()
+    assert gzip.decompress(stored.read_bytes()) == served[url]
     assert [p.name for p in folder.iterdir()] == ["german.numer.gz"]  # no temp file left
-    src.unlink()  # already present and valid: nothing is fetched
-    assert download("german", url=src.as_uri()) == folder
+    del served[url]  # already present and valid: nothing is fetched
+    assert download("german", url=url) == folder
 
 
-def test_download_bad_checksum_leaves_nothing(isolated: Path, tmp_path: Path) -> None:
-    src = tmp_path / "german.numer"
-    src.write_bytes(_german_source_bytes().replace(b"-1 ", b"+1 ", 1))
+def test_download_bad_checksum_leaves_nothing(tmp_path: Path, served: dict[str, bytes]) -> None:
+    url = "https://example.test/german.numer"
+    served[url] = _german_source_bytes().replace(b"-1 ", b"+1 ", 1)
     dest = tmp_path / "dest"
     with pytest.raises(ChecksumError) as exc:
-        download("german", dest=dest, url=src.as_uri())
+        download("german", dest=dest, url=url)
     assert "sha256" in str(exc.value) and "nothing was written" in str(exc.value)
     assert not dest.exists()
-    bad_gzip = tmp_path / "german.numer.bz2"
-    bad_gzip.write_bytes(bz2.compress(_german_source_bytes())[:200])
+    served[url] = bz2.compress(_german_source_bytes())[:200]
     with pytest.raises(ChecksumError):
-        download("german", dest=dest, url=bad_gzip.as_uri())
+        download("german", dest=dest, url=url)
     assert not dest.exists()
 
 
-def test_download_keeps_gzip_sources_byte_exact(tmp_path: Path) -> None:
+def test_download_checks_the_canonical_hash_with_pooch(
+    tmp_path: Path, served: dict[str, bytes]
+) -> None:
+    rec = get_entry("a8a").records[0]
+    assert rec.source_url is not None and rec.source_url.startswith("https://")
+    served[rec.source_url] = b"not the file"
+    with pytest.raises(ChecksumError, match="nothing was written"):
+        download("a8a", dest=tmp_path)
+    assert served["hits"] == [rec.source_url]  # type: ignore[comparison-overlap]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_download_keeps_gzip_sources_byte_exact(tmp_path: Path, served: dict[str, bytes]) -> None:
     gz = DATA_DIR / "dna.tsv.gz"  # PMLB serves this very gzip file
-    folder = download("dna", dest=tmp_path, url=gz.as_uri())
+    served["https://example.test/dna.tsv.gz"] = gz.read_bytes()
+    folder = download("dna", dest=tmp_path, url="https://example.test/dna.tsv.gz")
     assert (folder / "dna.tsv.gz").read_bytes() == gz.read_bytes()
 
 
-def test_download_refuses_what_it_cannot_fetch(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "http://example.test/a8a",
+        "ftp://example.test/a8a",
+        "data:,1 1:1",
+        "a8a",
+    ],
+)
+def test_download_is_https_only(tmp_path: Path, served: dict[str, bytes], url: str) -> None:
+    with pytest.raises(InputError, match="expected an https:// URL"):
+        download("a8a", dest=tmp_path, url=url)
+    assert served["hits"] == [] and list(tmp_path.iterdir()) == []  # type: ignore[comparison-overlap]
+
+
+def test_download_size_cap(tmp_path: Path, served: dict[str, bytes]) -> None:
+    served["https://example.test/big"] = served["https://example.test/chunked"] = b"1 1:1\n" * 1000
+    with pytest.raises(DataNotFoundError, match=r"announces 6,000 bytes, over the size cap of 100"):
+        download("german", dest=tmp_path, url="https://example.test/big", max_bytes=100)
+    with pytest.raises(DataNotFoundError, match=r"sent more than 100 bytes, over the size cap"):
+        download("german", dest=tmp_path, url="https://example.test/chunked", max_bytes=100)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_download_refuses_what_it_cannot_fetch(tmp_path: Path, served: dict[str, bytes]) -> None:
     with pytest.raises(DataNotFoundError, match=r"(?si)covtype.*PyPI wheel.*by hand"):
         download("covtype", dest=tmp_path)
     with pytest.raises(DataNotFoundError, match="ships inside the package"):
         download("german-stsd", dest=tmp_path)
     with pytest.raises(ValueError, match="has 2 files"):
-        download("ijcnn1", dest=tmp_path, url="file:///nowhere")
-    with pytest.raises(DataNotFoundError, match="could not fetch"):
-        download("a8a", dest=tmp_path, url=(tmp_path / "absent").as_uri())
+        download("ijcnn1", dest=tmp_path, url="https://example.test/nowhere")
+    with pytest.raises(DataNotFoundError, match="could not fetch.*404"):
+        download("a8a", dest=tmp_path, url="https://example.test/absent")
     assert list(tmp_path.iterdir()) == []
 
 
 @requires_data("extras")
-def test_downloaded_set_is_found_and_loaded(isolated: Path, tmp_path: Path) -> None:
+def test_downloaded_set_is_found_and_loaded(
+    isolated: Path, tmp_path: Path, served: dict[str, bytes]
+) -> None:
     root = shared_data_dir()
     assert root is not None
     rel = get_entry("wbc").files[0]
@@ -577,6 +641,7 @@ def test_downloaded_set_is_found_and_loaded(isolated: Path, tmp_path: Path) -> N
     src.write_bytes(gzip.decompress((root / rel).read_bytes()))
     with pytest.raises(DataNotFoundError):
         load("wbc")
-    download("wbc", url=src.as_uri())
+    served["https://example.test/wbc.data"] = src.read_bytes()
+    download("wbc", url="https://example.test/wbc.data")
     assert find("wbc") == [isolated / rel]
     assert load("wbc").n_rows == 683

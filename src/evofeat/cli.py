@@ -68,11 +68,13 @@ class _Group(click.Group):
     """
 
     def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        if kwargs.get("standalone_mode") is False:  # a caller that handles the outcome itself
+            return super().main(*args, **kwargs)
         kwargs["standalone_mode"] = False
         try:
             out = super().main(*args, **kwargs)
         except (KeyboardInterrupt, click.exceptions.Abort):
-            click.echo("\ninterrupted (finished results are kept)", err=True)
+            click.echo("\ninterrupted", err=True)
             sys.exit(130)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
@@ -113,12 +115,15 @@ def main() -> None:
     """Online learning on streams whose feature space changes (STSD, OFS, FESL, OPID, CEOFS)."""
 
 
-@main.command()
+@main.group(invoke_without_command=True)
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
-def datasets(fmt: str) -> None:
-    """List the known data sets and where each was found."""
+@click.pass_context
+def datasets(ctx: click.Context, fmt: str) -> None:
+    """List the known data sets and where each was found (`datasets download NAME` fetches one)."""
+    if ctx.invoked_subcommand is not None:
+        return
     from evofeat.datasets import list_datasets
 
     infos = list_datasets()
@@ -131,11 +136,34 @@ def datasets(fmt: str) -> None:
         where = (
             "bundled"
             if d.get("bundled")
-            else (d.get("found_at") or "not found (evofeat.datasets.download)")
+            else (d.get("found_at") or f"not found (evofeat datasets download {d['name']})")
         )
         click.echo(
             f"{d['name']:<22} {d.get('rows', ''):>8} {d.get('features', ''):>9} {d.get('task', ''):<11} {where}"
         )
+
+
+@datasets.command("download")
+@click.argument("names", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Every data set that has a downloadable source.")
+@click.option(
+    "--dest",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder to store into (default: the user cache folder, searched after $EVOFEAT_DATA).",
+)
+@click.option("--url", default=None, help="An https:// address of a copy (one data set, one file).")
+def datasets_download(
+    names: tuple[str, ...], all_: bool, dest: str | None, url: str | None
+) -> None:
+    """Fetch data sets over HTTPS, check their sha256 and store them gzipped."""
+    from evofeat.datasets.fetch import download_many
+
+    try:
+        for line in download_many(names, all_=all_, dest=dest, url=url):
+            click.echo(line)
+    except _user_errors() + (ValueError,) as exc:
+        _fail(exc)
 
 
 def _info_dict(info: Any) -> dict[str, Any]:
@@ -996,6 +1024,7 @@ def reproduce(paper: str, quick: bool, out: str | None, jobs: int, scheduler: st
 
     cmd = f"evofeat reproduce {paper}{' --quick' if quick else ''} --out {folder}"
     try:
+        _check_writable(folder)  # before any cell runs
         report = run_paper(
             paper,
             folder,
@@ -1008,6 +1037,15 @@ def reproduce(paper: str, quick: bool, out: str | None, jobs: int, scheduler: st
     except _user_errors() as exc:
         _fail(exc)
         return
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        click.echo(
+            f"\ninterrupted: the finished cells are stored in {folder / 'results.sqlite'}; "
+            "the same command resumes",
+            err=True,
+        )
+        sys.exit(130)
     finally:
         if bar is not None:
             bar.close()

@@ -9,7 +9,7 @@ class DataNotFoundError(FileNotFoundError):
     """A data set's file is not on this machine.
 
     The message names the data set, every place that was searched, and how to
-    get the file (``evofeat.datasets.download(name)`` or ``EVOFEAT_DATA``).
+    get the file (``evofeat datasets download NAME``, or ``EVOFEAT_DATA``).
 
     Examples
     --------

@@ -6,17 +6,19 @@ import gzip
 import hashlib
 import os
 import tempfile
-import urllib.error
-import urllib.request
-from collections.abc import Sequence
+import urllib.parse
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
+
+from evofeat.base.errors import InputError
 
 from . import registry
 from .errors import ChecksumError, DataFormatError, DataNotFoundError
 from .readers import GZIP_MAGIC, decompress
 from .registry import FileRecord, get_entry, how_to_get
 
-__all__ = ["download"]
+__all__ = ["MAX_DOWNLOAD_BYTES", "download"]
 
 _CHUNK = 1 << 20
 
@@ -25,18 +27,111 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _fetch(url: str, timeout: float) -> bytes:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310
-            parts = []
-            while chunk := response.read(_CHUNK):
-                parts.append(chunk)
-        return b"".join(parts)
-    except (urllib.error.URLError, OSError, ValueError) as err:
-        raise DataNotFoundError(
-            f"could not fetch {url}: {err}. Check the network connection, or pass url=... "
-            "pointing at a copy of the file (file:// works)."
-        ) from err
+#: The most bytes one download may bring (the largest registered file is far smaller).
+MAX_DOWNLOAD_BYTES = 2 << 30
+#: Extra tries after a failed download (pooch waits 1 s, then 2 s, ... between them).
+RETRIES = 2
+
+
+class _Abort(Exception):
+    """A download refused (over the size cap, redirected off HTTPS): not a ValueError, so pooch does not retry it."""
+
+
+def check_url(url: str) -> str:
+    """``url`` if it is an ``https://`` URL; otherwise a clear error.
+
+    >>> check_url("https://example.org/a.gz")
+    'https://example.org/a.gz'
+    >>> check_url("file:///etc/passwd")
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: cannot download from 'file:///etc/passwd': expected an https:// URL, received a file: URL; fix: ...
+    """
+    scheme = urllib.parse.urlsplit(str(url)).scheme.lower()
+    if scheme != "https" or not urllib.parse.urlsplit(str(url)).netloc:
+        raise InputError(
+            f"cannot download from {str(url)[:200]!r}",
+            expected="an https:// URL",
+            received=f"a {scheme}: URL" if scheme else "no URL scheme",
+            fix="give the https:// address of the file; for a copy already on this machine, "
+            f"place it under {registry.cache_dir()} or a folder named by ${registry.ENV_VAR}",
+        )
+    return str(url)
+
+
+def _open_url(url: str, timeout: float) -> tuple[str, int | None, Iterator[bytes]]:
+    """``(final URL after redirects, announced size or None, chunks)`` of an HTTPS GET."""
+    import requests
+
+    response = requests.get(url, stream=True, timeout=timeout)
+    response.raise_for_status()
+    size = response.headers.get("content-length")
+    return (
+        response.url,
+        int(size) if size and size.isdigit() else None,
+        response.iter_content(_CHUNK),
+    )
+
+
+def _capped_downloader(timeout: float, max_bytes: int) -> Any:
+    """A pooch downloader: HTTPS only (redirects included), at most ``max_bytes``."""
+
+    def download(url: str, output_file: Any, pooch: Any, check_only: bool = False) -> Any:
+        final, size, chunks = _open_url(url, timeout)
+        if urllib.parse.urlsplit(final).scheme.lower() != "https":
+            raise _Abort(
+                f"{url} redirects to {final[:200]}, which is not HTTPS; nothing was written."
+            )
+        if check_only:
+            return True
+        cap = (
+            f"over the size cap of {max_bytes:,} bytes (max_bytes=, evofeat.datasets.fetch."
+            "MAX_DOWNLOAD_BYTES); nothing was written. Check the URL; raise the cap only for a "
+            "source you trust."
+        )
+        if size is not None and size > max_bytes:
+            raise _Abort(f"{url} announces {size:,} bytes, {cap}")
+        got = 0
+        with open(output_file, "w+b") if isinstance(output_file, str) else output_file as fh:
+            for chunk in chunks:
+                got += len(chunk)
+                if got > max_bytes:
+                    raise _Abort(f"{url} sent more than {max_bytes:,} bytes, {cap}")
+                fh.write(chunk)
+        return None
+
+    return download
+
+
+def _fetch(url: str, timeout: float, known_sha256: str | None, max_bytes: int) -> bytes:
+    """The bytes at ``url``, through pooch (retries, hash check, atomic temporary file)."""
+    import pooch
+
+    pooch.get_logger().setLevel("WARNING")
+    with tempfile.TemporaryDirectory(prefix="evofeat-download-") as tmp:
+        fname = "payload"
+        store = pooch.create(
+            path=tmp,
+            base_url="",
+            registry={fname: f"sha256:{known_sha256}" if known_sha256 else None},
+            urls={fname: url},
+            retry_if_failed=RETRIES,
+        )
+        try:
+            path = store.fetch(fname, downloader=_capped_downloader(timeout, max_bytes))
+        except _Abort as err:
+            raise DataNotFoundError(str(err)) from None
+        except ValueError as err:  # pooch: the sha256 differs
+            raise ChecksumError(
+                f"{url}: {err} The download is corrupt or the file at that URL has changed; "
+                "nothing was written. Retry, or check the URL."
+            ) from None
+        except OSError as err:  # requests' errors (HTTP status, timeouts) are OSErrors
+            raise DataNotFoundError(
+                f"could not fetch {url}: {err}. Check the network connection and the URL "
+                f"(tried {1 + RETRIES} times), or place the file by hand (see `evofeat datasets`)."
+            ) from None
+        return Path(path).read_bytes()
 
 
 def _verified_payload(rec: FileRecord, raw: bytes, url: str) -> bytes:
@@ -104,6 +199,7 @@ def download(
     dest: str | os.PathLike[str] | None = None,
     url: str | Sequence[str] | None = None,
     timeout: float = 60.0,
+    max_bytes: int | None = None,
 ) -> Path:
     """Fetch a registered data set's files, verify their sha256 and store them gzipped.
 
@@ -112,7 +208,10 @@ def download(
     Every file is fetched and verified before anything is written, and each
     is written to a temporary file then renamed, so a failed or interrupted
     download leaves nothing behind. A file already present with the right
-    checksum is not fetched again.
+    checksum is not fetched again. Downloads go through :mod:`pooch`
+    (retries, hash check, temporary file); only ``https://`` URLs are
+    accepted (redirects included), and one file may bring at most
+    ``max_bytes``. The command line: ``evofeat datasets download NAME``.
 
     Parameters
     ----------
@@ -123,12 +222,15 @@ def download(
         (``platformdirs.user_cache_dir("evofeat")``), which :func:`find`
         searches after ``$EVOFEAT_DATA``.
     url : str or sequence of str, optional
-        Override the canonical source (one URL per file, in the entry's file
-        order; ``file://`` URLs work). The URL may serve the source bytes,
+        Override the canonical source (one ``https://`` URL per file, in the
+        entry's file order). The URL may serve the source bytes,
         the uncompressed file or the shared folder's ``.gz``: the sha256 is
         checked against the one the manifest records for each.
     timeout : float, default=60
         Seconds to wait for the server.
+    max_bytes : int, optional
+        The most bytes one file may bring; default
+        :data:`MAX_DOWNLOAD_BYTES` (2 GiB).
 
     Returns
     -------
@@ -143,18 +245,17 @@ def download(
         The data set has no source evofeat can fetch by itself (covtype comes
         from a PyPI wheel; some files were converted from MATLAB/HDF5): the
         message says how to obtain it by hand. Also raised when the URL
-        cannot be fetched.
+        cannot be fetched, or brings more than ``max_bytes``.
+    InputError
+        A URL that is not ``https://`` (``http``, ``file``, ``ftp``, ``data``).
 
     Examples
     --------
-    >>> import gzip, pathlib, tempfile
-    >>> from evofeat.datasets import download, find
-    >>> tmp = pathlib.Path(tempfile.mkdtemp())
-    >>> copy = tmp / "german.numer"                  # stands in for the remote file
-    >>> _ = copy.write_bytes(gzip.decompress(find("german")[0].read_bytes()))
-    >>> folder = download("german", dest=tmp / "cache", url=copy.as_uri())
-    >>> folder.relative_to(tmp).as_posix(), [p.name for p in folder.iterdir()]
-    ('cache/german', ['german.numer.gz'])
+    >>> from evofeat.datasets import download
+    >>> download("a8a", url="http://www.csie.ntu.edu.tw/a8a")
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: cannot download from 'http://www.csie.ntu.edu.tw/a8a': expected an https:// URL, received a http: URL; fix: ...
     """
     entry = get_entry(name)
     root = Path(dest).expanduser() if dest is not None else registry.cache_dir()
@@ -175,6 +276,10 @@ def download(
                 f"{entry.name} has {len(records)} files ({', '.join(entry.files)}), but "
                 f"{len(urls)} URLs were given"
             )
+    for u in urls:
+        if u is not None:
+            check_url(u)
+    cap = MAX_DOWNLOAD_BYTES if max_bytes is None else int(max_bytes)
     if any(u is None for u in urls):
         if entry.bundled and not any(r.downloadable for r in records):
             raise DataNotFoundError(
@@ -189,7 +294,61 @@ def download(
         if _is_valid(target, rec):
             continue
         assert u is not None
-        payloads.append((target, _verified_payload(rec, _fetch(u, timeout), u)))
+        known = rec.source_sha256 if url is None else None  # an override may serve any of 3 forms
+        payloads.append((target, _verified_payload(rec, _fetch(u, timeout, known, cap), u)))
     for target, payload in payloads:
         _write_atomic(target, payload)
     return root / Path(records[0].path).parent
+
+
+def download_many(
+    names: Sequence[str],
+    *,
+    all_: bool = False,
+    dest: str | os.PathLike[str] | None = None,
+    url: str | None = None,
+) -> Iterator[str]:
+    """``evofeat datasets download``: fetch each data set, yielding one line of report per set.
+
+    With ``all_``, every registered set whose files all have a downloadable
+    source (the others are listed, with how to get them, at the end).
+
+    >>> list(download_many([]))
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: no data set named: expected one or more names, or --all; fix: see `evofeat datasets` for the names
+    """
+    if all_ and names:
+        raise InputError(
+            "both names and --all given",
+            expected="names or --all",
+            received=", ".join(names),
+            fix="drop the names or --all",
+        )
+    if not names and not all_:
+        raise InputError(
+            "no data set named",
+            expected="one or more names, or --all",
+            fix="see `evofeat datasets` for the names",
+        )
+    if url is not None and (all_ or len(names) != 1):
+        raise InputError(
+            "--url is the address of one data set's file",
+            expected="one name with --url",
+            received=f"{'--all' if all_ else len(names)} names",
+            fix="download one data set at a time with --url",
+        )
+    skipped = []
+    if all_:
+        entries = [registry.get_entry(n) for n in registry.names()]
+        chosen = [
+            e.name for e in entries if not e.bundled and all(r.downloadable for r in e.records)
+        ]
+        skipped = [e for e in entries if not e.bundled and e.name not in chosen]
+    else:
+        chosen = list(names)
+    for name in chosen:
+        folder = download(name, dest=dest, url=url)
+        yield f"{name}: {folder}"
+    for entry in skipped:
+        yield f"{entry.name}: skipped, no source evofeat can fetch by itself. {how_to_get(entry)}"

@@ -392,7 +392,10 @@ def how_to_get(entry: DatasetEntry) -> str:
         f"(holding {', '.join(entry.files)})"
     )
     if all(r.downloadable for r in entry.records):
-        return f"run evofeat.datasets.download({entry.name!r}), or {env_hint}."
+        return (
+            f"run `evofeat datasets download {entry.name}` (in Python: "
+            f"evofeat.datasets.download({entry.name!r})), or {env_hint}."
+        )
     lines = [f"{entry.name} has no source that evofeat can download and verify by itself:"]
     for rec in entry.records:
         if rec.downloadable:
@@ -413,8 +416,8 @@ def how_to_get(entry: DatasetEntry) -> str:
                 "source the same way)."
             )
     lines.append(
-        f"Then place the files under {cache_dir()}, or {env_hint}, or call "
-        f"evofeat.datasets.download({entry.name!r}, url=...) with a URL (file:// works) of a "
+        f"Then place the files under {cache_dir()}, or {env_hint}, or run "
+        f"`evofeat datasets download {entry.name} --url https://...` with the address of a "
         "copy of the file; its sha256 is checked either way."
     )
     return "\n".join(lines)
