@@ -323,7 +323,7 @@ pooled over the test folds; n_selected is the mean over the folds.
 @click.option(
     "--protocol",
     default=None,
-    help="A paper's settings for this data set and learner (stsd-authors, stsd-paper, ofs, "
+    help="A paper's settings for this data set and learner (stsd-authors, stsd-paper, ofs, fesl, "
     "ofs-unit-norm; see evofeat.experiments.protocols); the other flags override them.",
 )
 @click.option("--repeats", default=1, show_default=True, type=click.IntRange(1))

@@ -174,7 +174,7 @@ def setting(protocol: str, dataset: str, learner: str, **override: Any) -> Setti
     >>> setting("nope", "german", "ofs")
     Traceback (most recent call last):
     ...
-    evofeat.base.errors.InputError: unknown protocol 'nope': expected one of ofs, ofs-unit-norm, stsd-authors, stsd-paper; fix: pick one of those (see evofeat.experiments.protocols)
+    evofeat.base.errors.InputError: unknown protocol 'nope': expected one of fesl, ofs, ofs-unit-norm, stsd-authors, stsd-paper; fix: pick one of those (see evofeat.experiments.protocols)
     """
     if protocol not in PROTOCOLS:
         raise InputError(
