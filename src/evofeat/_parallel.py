@@ -89,7 +89,17 @@ def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
 
 
 class deferred_sigint:
-    """Hold SIGINT while set up (main thread only): the first Ctrl-C is noted, a second one raises."""
+    """Hold SIGINT while set up (main thread only): the first Ctrl-C is noted, a second one raises.
+
+    The code inside checks ``hit`` at points where stopping loses nothing.
+
+    >>> import os, signal
+    >>> with deferred_sigint() as sigint:
+    ...     os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while a result is being stored
+    ...     stored = True
+    >>> sigint.hit, stored
+    (True, True)
+    """
 
     def __init__(self) -> None:
         self.hit = False
