@@ -69,6 +69,7 @@ def test_preprocess_chain_equals_the_steps_in_turn() -> None:
             Cell("table2", "german", "rand", {"budget": 0.1, "preprocess": "zscore+unit-norm"}),
         ),
         ("fesl", Cell("table2", "credit-a", "fesl-c", {"c": 10, "overlap": 10})),
+        ("opid", Cell("table2", "dna", "opid", {"n_i": 120})),
     ],
 )
 def test_a_cell_and_its_command_give_the_same_numbers(paper: str, cell: Cell | None) -> None:
@@ -102,7 +103,7 @@ def test_a_cell_and_its_command_give_the_same_numbers(paper: str, cell: Cell | N
     rows = [r for r in p.comparison(results) if r.verdict != "not run"]
     assert rows, "the cell is a published one"
     row = rows[0]
-    metric = "accuracy" if paper == "fesl" else "mistakes"
+    metric = "accuracy" if paper in ("fesl", "opid") else "mistakes"
     got = _run(row.command)[metric]
     assert got["mean"] == pytest.approx(row.ours_mean, rel=1e-12)
     assert got["std"] == pytest.approx(row.ours_std, rel=1e-9)

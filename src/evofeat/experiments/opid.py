@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from evofeat.evaluate.stats import paired_outcome
+from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell, Paper
 from evofeat.report import diff_in_std, markdown_table, mean_std, published, save_figure
 from evofeat.report.compare import Pair, Row
@@ -124,11 +125,26 @@ def _data(key: str) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(preprocess(X, "minmax")), ds.y[keep]
 
 
-def _seed(cell: Cell) -> int:
+def dataset(key: str) -> Any:
+    """The setting's data as a Dataset (``evofeat run --protocol opid``'s data)."""
+    from evofeat.datasets.dataset import Dataset
+
+    X, y = _data(key)
+    classes = sorted({int(v) for v in y})
+    task = "binary" if set(classes) <= {-1, 1} else "multiclass"
+    names = [f"f{j + 1}" for j in range(X.shape[1])]
+    return Dataset(key, X, y, names, task, classes, SETTINGS[key].source, "minmax")
+
+
+def repeat_seed(key: str, n_i: int, repeat: int, survived: float | str = "") -> int:
     """Seed of a repetition: the same for every learner (paired tests), set by data and setting."""
+    tag = f"{key}|{n_i}|{survived}"
+    return int(np.random.SeedSequence([zlib.crc32(tag.encode()), repeat]).generate_state(1)[0])
+
+
+def _seed(cell: Cell) -> int:
     p = cell.params
-    tag = f"{cell.dataset}|{p['n_i']}|{p.get('survived', '')}"
-    return int(np.random.SeedSequence([zlib.crc32(tag.encode()), cell.repeat]).generate_state(1)[0])
+    return repeat_seed(cell.dataset, p["n_i"], cell.repeat, p.get("survived", ""))
 
 
 class OPIDPaper(Paper):
@@ -250,7 +266,7 @@ class OPIDPaper(Paper):
         return sel.sort_values("repeat")["accuracy"].to_numpy(dtype=float)
 
     def comparison(self, results: pd.DataFrame) -> list[Row]:
-        """Each Table 2 cell beside ours (no ``evofeat run`` command yet: see the report)."""
+        """Each Table 2 cell beside ours, with its ``evofeat run --protocol opid`` command."""
         rows = []
         for rec in published("opid")["table2"]:
             key = next((k for k, s in SETTINGS.items() if s.table2 == rec["dataset"]), "")
@@ -266,6 +282,15 @@ class OPIDPaper(Paper):
                 rec["accuracy_std"],
                 float(v.mean()) if v.size else float("nan"),
                 float(v.std(ddof=1)) if v.size > 1 else float("nan"),
+                command=protocols.command(
+                    "opid",
+                    key,
+                    m,
+                    v.size,
+                    scenario_params={"batch_size": rec["n_i"], "n_estage": rec["n_i"]},
+                )
+                if v.size
+                else "",
             )
             row.explanation_id = explain("opid", row)
             rows.append(row)

@@ -79,6 +79,7 @@ class Setting:
     permutations: str | None = None  # "stsd-german": the STSD authors' 20 row orders
     seed_per_repeat: bool = False  # the learner's ``seed`` is ``seed + repeat``
     loader: str = ""  # "module:function" building the data set from ``source`` (a paper's own)
+    seeds: str = ""  # "module:function" (source, batch size, repeat) -> the repeat's seed
 
 
 def _stsd(dataset: str, learner: str, variant: str) -> Setting:
@@ -136,6 +137,29 @@ def _fesl(dataset: str, learner: str) -> Setting:
     )
 
 
+def _opid(dataset: str, learner: str) -> Setting:
+    from evofeat.experiments import opid
+
+    s = opid.SETTINGS[dataset]
+    d_v, d_s, d_a = s.split
+    n = s.n_i[0]
+    return Setting(
+        dataset,
+        preprocess="minmax",
+        scenario="incdec",
+        scenario_params={
+            "d_v": d_v,
+            "d_s": d_s,
+            "d_a": d_a,
+            "batch_size": n,
+            "n_cstage": s.n_cstage,
+            "n_estage": n,
+        },
+        loader="evofeat.experiments.opid:dataset",
+        seeds="evofeat.experiments.opid:repeat_seed",
+    )
+
+
 #: protocol name -> (one-line description, setting(dataset, learner)).
 PROTOCOLS: dict[str, tuple[str, Any]] = {
     "stsd-authors": (
@@ -160,6 +184,12 @@ PROTOCOLS: dict[str, tuple[str, Any]] = {
         "c of tau = 1 / (c sqrt(t)) as --param lr=1/c",
         _fesl,
     ),
+    "opid": (
+        "the OPID paper's Table 1 row (classes kept, [0, 1] features, feature split, C-stage "
+        "rows, n_i = the smallest; --scenario-param batch_size=N n_estage=N for another) and "
+        "its seeds per repeat",
+        _opid,
+    ),
 }
 
 
@@ -174,7 +204,7 @@ def setting(protocol: str, dataset: str, learner: str, **override: Any) -> Setti
     >>> setting("nope", "german", "ofs")
     Traceback (most recent call last):
     ...
-    evofeat.base.errors.InputError: unknown protocol 'nope': expected one of fesl, ofs, ofs-unit-norm, stsd-authors, stsd-paper; fix: pick one of those (see evofeat.experiments.protocols)
+    evofeat.base.errors.InputError: unknown protocol 'nope': expected one of fesl, ofs, ofs-unit-norm, opid, stsd-authors, stsd-paper; fix: pick one of those (see evofeat.experiments.protocols)
     """
     if protocol not in PROTOCOLS:
         raise InputError(
@@ -200,11 +230,8 @@ def load_setting(
     from evofeat.datasets import load
     from evofeat.datasets.preprocessing import preprocess as apply
 
-    if loader:  # a paper's own construction (FESL's synthetic sets)
-        import importlib
-
-        module, fn = loader.split(":")
-        return getattr(importlib.import_module(module), fn)(source)
+    if loader:  # a paper's own construction (FESL's synthetic sets, OPID's class subsets)
+        return _call(loader, source)
     ds = load(source)
     X = ds.X[: rows or ds.n_rows, : cols or ds.n_features]
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
@@ -215,6 +242,14 @@ def load_setting(
         feature_names=ds.feature_names[: cols or ds.n_features],
         preprocessing=preprocess,
     )
+
+
+def _call(target: str, *args: Any) -> Any:
+    """Call the function named ``"module:function"``."""
+    import importlib
+
+    module, fn = target.split(":")
+    return getattr(importlib.import_module(module), fn)(*args)
 
 
 def _permutations(name: str | None) -> np.ndarray | None:
@@ -233,13 +268,23 @@ def run_setting(learner: str, s: Setting, repeat: int, seed: int = 0, **kw: Any)
     when the setting says so.
     """
     from evofeat.evaluate import run_once
+    from evofeat.registry import kind_of
 
+    data = load_setting(s.source, s.rows, s.cols, s.preprocess, s.loader)
+    if kind_of(learner) != "online":  # one-pass estimators and selectors
+        from evofeat.evaluate.batch import run_batch_once
+
+        sp = s.scenario_params
+        r_seed = _call(s.seeds, s.source, sp["batch_size"], repeat) if s.seeds else seed + repeat
+        return run_batch_once(
+            learner, data, s.scenario, params=s.params, scenario_params=sp, seed=r_seed
+        )
     params = dict(s.params)
     if s.seed_per_repeat and "seed" in params:
         params["seed"] = params["seed"] + repeat
     return run_once(
         learner,
-        load_setting(s.source, s.rows, s.cols, s.preprocess, s.loader),
+        data,
         s.scenario,
         params=params,
         scenario_params=s.scenario_params,
@@ -300,14 +345,11 @@ def cli_setting(
     permutations: str | None,
 ) -> Setting:
     """The setting of ``evofeat run --protocol``: the protocol's, with the flags given on top."""
-    from evofeat.registry import kind_of
-
-    if kind_of(learner) != "online" or permutations:
+    if permutations:
         raise InputError(
-            f"--protocol runs online learners on their own row orders, not {learner}"
-            + (" with --permutations" if permutations else ""),
-            expected="an online learner (stsd-i, ofs, ...) and no --permutations",
-            received=learner + (f", --permutations {permutations}" if permutations else ""),
+            "--protocol runs on the protocol's own row orders",
+            expected="no --permutations",
+            received=f"--permutations {permutations}",
             fix="drop --protocol and give the settings as flags",
         )
     over: dict[str, Any] = {"params": params, "scenario_params": scenario_params}
