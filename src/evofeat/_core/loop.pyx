@@ -18,6 +18,17 @@ from libc.stdlib cimport free, malloc, qsort
 
 from evofeat._core.core cimport Core
 
+cdef struct Entry:
+    int64_t col
+    double val
+
+
+cdef int _by_col(const void* a, const void* b) noexcept nogil:
+    cdef int64_t ca = (<const Entry*> a).col, cb = (<const Entry*> b).col
+    return (ca > cb) - (ca < cb)
+
+
+
 #: codes returned by the dict path
 OK = 0
 NOT_FINITE = 1
@@ -85,6 +96,167 @@ def run_chunk(
     return wrong, loss_sum
 
 
+def run_rows(
+    Core core,
+    const double[:, ::1] X,
+    bint nan_absent,
+    const int64_t[::1] indptr,
+    const int64_t[::1] indices,
+    const double[::1] data,
+    const int64_t[::1] col_map,
+    const double[::1] y,
+    Py_ssize_t start,
+    Py_ssize_t stop,
+    const int64_t[::1] seg_rows,
+    const int64_t[::1] seg_indptr,
+    const int64_t[::1] seg_icols,
+    const int64_t[::1] seg_scols,
+    const int64_t[::1] seg_dim,
+    const unsigned char[::1] seg_full,
+    Py_ssize_t seg_base,
+    int64_t[::1] stamp,
+    int64_t[::1] buf_idx,
+    double[::1] buf_val,
+    Py_ssize_t first_scored,
+    bint count_mistakes,
+    const int64_t[::1] tick_at,
+    int64_t[::1] tick_pos,
+    double[::1] curve_m,
+    double[::1] curve_l,
+    double base_m,
+    double base_l,
+    double[::1] out_label,
+    double[::1] out_score,
+):
+    """:func:`run_chunk` on rows ``start:stop`` of a stream's own arrays, with no conversion pass.
+
+    The rows are read where they are: a dense ``X`` (C order; ``nan_absent``:
+    NaN marks an absent value) when it has rows, else the CSR arrays
+    ``indptr`` / ``indices`` / ``data`` (stream columns, mapped to internal
+    columns by ``col_map``). Segment ``k`` (the first holds row ``start``)
+    starts at row ``seg_rows[k]``; its visible features are the internal
+    columns ``seg_icols[seg_indptr[k]:seg_indptr[k + 1]]`` (increasing) and the
+    stream columns ``seg_scols[...]`` they come from; ``seg_full[k]``: every
+    stream column is visible. It is announced when its first row comes.
+    ``seg_base`` numbers the first segment in the whole stream (for ``stamp``).
+    ``stamp`` (one per stream column) and ``buf_idx`` / ``buf_val`` (room for
+    the longest row) are scratch. Row positions (``first_scored``,
+    ``tick_at``, ``out_*``) count from ``start``. Returns the mistakes and loss.
+    """
+    cdef bint dense = X.shape[0] > 0, keep = out_label.shape[0] > 0
+    cdef Py_ssize_t n_tick = tick_at.shape[0], n_seg = seg_rows.shape[0]
+    cdef Py_ssize_t t = tick_pos[0], k = 0, i, r, j, a, b, m, lo, hi, prev_k = -1
+    cdef int64_t wrong = 0, c, ic, last
+    cdef double loss_sum = 0.0, score, label, loss, v
+    cdef bint contiguous, sorted_row
+    cdef const int64_t* idx
+    cdef const double* val
+    cdef int64_t* bi = &buf_idx[0]
+    cdef double* bv = &buf_val[0]
+    cdef const int64_t* icols = &seg_icols[0] if seg_icols.shape[0] > 0 else NULL
+    for i in range(start, stop):
+        r = i - start
+        while k + 1 < n_seg and seg_rows[k + 1] <= i:
+            k += 1
+        lo = seg_indptr[k]
+        hi = seg_indptr[k + 1]
+        if k != prev_k:
+            prev_k = k
+            contiguous = False
+            if dense and not nan_absent and hi > lo:  # the visible values lie side by side in X
+                contiguous = True
+                for j in range(lo + 1, hi):
+                    if seg_scols[j] != seg_scols[j - 1] + 1:
+                        contiguous = False
+                        break
+            if not dense and not seg_full[k]:
+                for j in range(lo, hi):
+                    stamp[seg_scols[j]] = seg_base + k
+        # the row's visible entries, by internal column
+        if dense:
+            if contiguous:
+                idx = icols + lo
+                val = &X[i, seg_scols[lo]]
+                m = hi - lo
+            else:
+                m = 0
+                for j in range(lo, hi):
+                    v = X[i, seg_scols[j]]
+                    if nan_absent and v != v:
+                        continue
+                    bi[m] = seg_icols[j]
+                    bv[m] = v
+                    m += 1
+                idx = bi
+                val = bv
+        else:
+            m = 0
+            last = -1
+            sorted_row = True
+            for j in range(indptr[i], indptr[i + 1]):
+                c = indices[j]
+                if not seg_full[k] and stamp[c] != seg_base + k:
+                    continue
+                ic = col_map[c]
+                bi[m] = ic
+                bv[m] = data[j]
+                sorted_row = sorted_row and ic > last
+                last = ic
+                m += 1
+            if not sorted_row:
+                _sort_pairs(bi, bv, m)
+            idx = bi
+            val = bv
+        score = core.predict(idx, val, m, &label)
+        if keep:
+            out_label[r] = label
+            out_score[r] = score
+        if seg_rows[k] == i:
+            core.visible(icols + lo if icols is not NULL else NULL, hi - lo, seg_dim[k])
+        loss = core.learn(idx, val, m, y[i], score)
+        if r >= first_scored:
+            if count_mistakes and label != y[i]:
+                wrong += 1
+            loss_sum += loss
+        if t < n_tick and tick_at[t] == r + 1:
+            curve_m[t] = base_m + wrong
+            curve_l[t] = base_l + loss_sum
+            t += 1
+    tick_pos[0] = t
+    return wrong, loss_sum
+
+
+cdef void _sort_pairs(int64_t* idx, double* val, Py_ssize_t m) noexcept:
+    """Sort the entries ``(idx[k], val[k])`` by ``idx`` (distinct): insertion sort, qsort when long."""
+    cdef Py_ssize_t a, b
+    cdef int64_t ci
+    cdef double cv
+    cdef Entry* ent
+    if m <= 32:
+        for a in range(1, m):
+            ci = idx[a]
+            cv = val[a]
+            b = a - 1
+            while b >= 0 and idx[b] > ci:
+                idx[b + 1] = idx[b]
+                val[b + 1] = val[b]
+                b -= 1
+            idx[b + 1] = ci
+            val[b + 1] = cv
+        return
+    ent = <Entry*> malloc(m * sizeof(Entry))
+    if ent is NULL:
+        return
+    for a in range(m):
+        ent[a].col = idx[a]
+        ent[a].val = val[a]
+    qsort(ent, m, sizeof(Entry), _by_col)
+    for a in range(m):
+        idx[a] = ent[a].col
+        val[a] = ent[a].val
+    free(ent)
+
+
 def predict_rows(
     Core core,
     const int64_t[::1] indptr,
@@ -102,16 +274,6 @@ def predict_rows(
         a = indptr[i]
         out_score[i] = core.predict(ip + a, dp + a, indptr[i + 1] - a, &label)
         out_label[i] = label
-
-
-cdef struct Entry:
-    int64_t col
-    double val
-
-
-cdef int _by_col(const void* a, const void* b) noexcept nogil:
-    cdef int64_t ca = (<const Entry*> a).col, cb = (<const Entry*> b).col
-    return (ca > cb) - (ca < cb)
 
 
 cdef class RowBuffer:

@@ -10,7 +10,7 @@ import numba as nb
 import numpy as np
 
 from evofeat._core.core import Core
-from evofeat._core.loop import run_chunk
+from evofeat._core.loop import run_chunk, run_rows
 from evofeat.base.kernel import borrow, kernel_learn, kernel_predict, kernel_visible
 from evofeat.base.learner import OnlineLearner
 from evofeat.streams.stream import Stream
@@ -127,6 +127,49 @@ def _run_chunk(
         out_label,
         out_score,
     )
+
+
+def _run_in_place(
+    core: Core,
+    stream: Stream,
+    col_map: np.ndarray,
+    seg_dim: np.ndarray,
+    start_eval: int,
+    count_mistakes: bool,
+    block: int,
+    tick_rows: np.ndarray,
+    tick_pos: np.ndarray,
+    curve_m: np.ndarray,
+    curve_l: np.ndarray,
+    labels: np.ndarray | None,
+    scores: np.ndarray | None,
+) -> tuple[int, float, float]:
+    """The compiled loop over ``stream``'s own arrays, ``block`` rows of segments at a time."""
+    rows = stream.row_arrays()
+    sparse = rows["X"].shape[0] == 0
+    stamp = np.full(stream.n_features if sparse else 0, -1, dtype=np.int64)
+    buf_idx = np.zeros(max(1, rows["longest"]), dtype=np.int64)
+    buf_val = np.zeros(max(1, rows["longest"]))
+    no_out = np.empty(0)
+    total_m, total_l, compute = 0, 0.0, 0.0
+    n = stream.n_rows
+    for start in range(0, n, block):
+        stop = min(n, start + block)
+        seg = stream.segment_block(col_map, seg_dim, start, stop)
+        c0 = time.perf_counter()
+        wrong, loss = run_rows(
+            core, rows["X"], stream._nan_absent, rows["indptr"], rows["indices"], rows["data"],
+            col_map, rows["y"], start, stop, seg["rows"], seg["indptr"], seg["icols"],
+            seg["scols"], seg["dim"], seg["full"], int(seg["first"]), stamp, buf_idx, buf_val,
+            max(0, start_eval - start), count_mistakes, tick_rows - start, tick_pos, curve_m,
+            curve_l, float(total_m), total_l,
+            no_out if labels is None else labels[start:stop],
+            no_out if scores is None else scores[start:stop],
+        )  # fmt: skip
+        compute += time.perf_counter() - c0
+        total_m += int(wrong)
+        total_l += float(loss)
+    return total_m, total_l, compute
 
 
 def _i64(a: np.ndarray) -> np.ndarray:
@@ -269,34 +312,39 @@ def prequential(
     total_l = 0.0
     compute = 0.0
     compiled = isinstance(learner._state, Core)
-    loop = run_chunk if compiled else _run_chunk
-    for ch in stream.chunks(col_map, seg_dim, size=chunk_rows):
-        m = ch.y.shape[0]
-        c0 = time.perf_counter()
-        wrong, loss = loop(
-            learner._state,
-            _i64(ch.indptr),
-            _i64(ch.indices),
-            _f64(ch.data),
-            _f64(ch.y),
-            _i64(ch.seg_rows),
-            _i64(ch.seg_indptr),
-            _i64(ch.seg_cols),
-            _i64(ch.seg_dim),
-            max(0, start_eval - ch.start),
-            count_mistakes,
-            tick_rows - ch.start,
-            tick_pos,
-            curve_m,
-            curve_l,
-            float(total_m),
-            total_l,
-            no_out if labels_all is None else labels_all[ch.start : ch.start + m],
-            no_out if scores_all is None else scores_all[ch.start : ch.start + m],
-        )
-        compute += time.perf_counter() - c0
-        total_m += int(wrong)
-        total_l += float(loss)
+    if compiled and isinstance(stream, Stream):
+        total_m, total_l, compute = _run_in_place(
+            learner._state, stream, col_map, seg_dim, start_eval, count_mistakes, chunk_rows,
+            tick_rows, tick_pos, curve_m, curve_l, labels_all, scores_all,
+        )  # fmt: skip
+    else:
+        for ch in stream.chunks(col_map, seg_dim, size=chunk_rows):
+            m = ch.y.shape[0]
+            c0 = time.perf_counter()
+            wrong, loss = (run_chunk if compiled else _run_chunk)(
+                learner._state,
+                _i64(ch.indptr),
+                _i64(ch.indices),
+                _f64(ch.data),
+                _f64(ch.y),
+                _i64(ch.seg_rows),
+                _i64(ch.seg_indptr),
+                _i64(ch.seg_cols),
+                _i64(ch.seg_dim),
+                max(0, start_eval - ch.start),
+                count_mistakes,
+                tick_rows - ch.start,
+                tick_pos,
+                curve_m,
+                curve_l,
+                float(total_m),
+                total_l,
+                no_out if labels_all is None else labels_all[ch.start : ch.start + m],
+                no_out if scores_all is None else scores_all[ch.start : ch.start + m],
+            )
+            compute += time.perf_counter() - c0
+            total_m += int(wrong)
+            total_l += float(loss)
     learner._visible = None  # the dict path re-announces visibility after an array run
     learner.n_learned_ += n
     seconds = time.perf_counter() - t0

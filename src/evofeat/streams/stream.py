@@ -325,6 +325,72 @@ class Stream:
         by = np.argsort(col_map, kind="stable")
         return by[np.count_nonzero(col_map < 0) :]
 
+    def segment_block(
+        self, col_map: np.ndarray, seg_dim: np.ndarray, start: int, stop: int
+    ) -> dict[str, np.ndarray]:
+        """The segments that rows ``start:stop`` see, as arrays for the compiled loop.
+
+        ``first`` (the index of the first of them), ``rows`` (first row of each, the first holding ``start``), ``indptr``
+        into ``icols`` (their visible internal columns, increasing) and
+        ``scols`` (the stream columns those come from), ``dim`` (features seen
+        once each starts) and ``full`` (every column visible). O(segments x d)
+        booleans at most, the size of the stream's own masks for these rows.
+
+        >>> s = Stream.from_dense(np.array([[1.0, np.nan], [0.0, 2.0]]), np.array([1, -1]))
+        >>> from evofeat.base.feature_index import FeatureIndex
+        >>> b = s.segment_block(*s.internal_columns(FeatureIndex()), 0, 2)
+        >>> b["rows"].tolist(), b["icols"].tolist(), b["full"].tolist()
+        ([0, 1], [0, 0, 1], [0, 1])
+        """
+        masks = self._entry_masks()
+        by_internal = self._by_internal(col_map)
+        lo = int(np.searchsorted(self.seg_rows, start, side="right")) - 1
+        hi = int(np.searchsorted(self.seg_rows, stop, side="left"))
+        sel = masks[lo:hi][:, by_internal]
+        indptr = np.zeros(hi - lo + 1, dtype=np.int64)
+        np.cumsum(sel.sum(axis=1), out=indptr[1:])
+        _, cc = np.nonzero(sel)
+        return {
+            "first": np.int64(lo),
+            "rows": np.ascontiguousarray(self.seg_rows[lo:hi], dtype=np.int64),
+            "indptr": indptr,
+            "icols": np.ascontiguousarray(col_map[by_internal][cc], dtype=np.int64),
+            "scols": np.ascontiguousarray(by_internal[cc], dtype=np.int64),
+            "dim": np.ascontiguousarray(seg_dim[lo:hi], dtype=np.int64),
+            "full": np.ascontiguousarray(masks[lo:hi].all(axis=1), dtype=np.uint8),
+        }
+
+    def row_arrays(self) -> dict[str, Any]:
+        """The rows as the compiled loop reads them in place (cached): dense ``X`` or CSR, float ``y``.
+
+        ``X`` is C-ordered float64 (no copy when it already is), or the CSR
+        arrays with int64 indices; ``longest`` is the most entries a row can show.
+        """
+        cached = self._cache.get("rows")
+        if cached is None:
+            empty = np.zeros(0, dtype=np.int64)
+            if sp.issparse(self.X):
+                A = self.X if isinstance(self.X, sp.csr_matrix) else sp.csr_matrix(self.X)
+                indptr = np.ascontiguousarray(A.indptr, dtype=np.int64)
+                cached = {
+                    "X": np.zeros((0, 0)),
+                    "indptr": indptr,
+                    "indices": np.ascontiguousarray(A.indices, dtype=np.int64),
+                    "data": np.ascontiguousarray(A.data, dtype=np.float64),
+                    "longest": int(np.diff(indptr).max(initial=0)),
+                }
+            else:
+                cached = {
+                    "X": np.ascontiguousarray(self.X, dtype=np.float64),
+                    "indptr": empty,
+                    "indices": empty,
+                    "data": np.zeros(0),
+                    "longest": self.n_features,
+                }
+            cached["y"] = np.ascontiguousarray(self.y, dtype=np.float64)
+            self._cache["rows"] = cached
+        return cached
+
     def chunks(
         self, col_map: np.ndarray, seg_dim: np.ndarray, size: int = 65536
     ) -> Iterator[Chunk]:
