@@ -91,6 +91,16 @@ def finish_report(
         write_comparison_csv(rows, out / "comparison.csv")
     path = out / "report.md"
     head, rest = _split_head(path.read_text(encoding="utf-8"))
+    not_run = sum(r.verdict == "not run" for r in rows)
+    if not_run:  # outside this run's subset, or on data the project does not hold
+        skipped = [
+            *skipped,
+            (
+                f"{not_run} of {len(rows)} published cells",
+                "not in this run (each is listed as 'not run' under Every published cell, "
+                "with the data it needs where that is the reason)",
+            ),
+        ]
     run = run_section(quick, _repeats(results), paper.paper_repeats or "not stated", skipped)
     tail = [
         paired_section(paper.pairs(results)),

@@ -25,7 +25,6 @@ from evofeat.report.compare import Explanation, Row
 __all__ = ["EXPLANATIONS", "NEEDS_DATA", "RULES", "explain", "needs_data"]
 
 _E = Explanation
-_INV = "docs/reports/investigations/"
 
 EXPLANATIONS: dict[str, dict[str, Explanation]] = {
     "stsd": {
@@ -49,7 +48,6 @@ EXPLANATIONS: dict[str, dict[str, Explanation]] = {
             "No variant tried (paper text, drivers' schedule, 4 stages) reaches this cell.",
             "investigation pending",
             "open",
-            _INV + "stsd.md",
         ),
     },
     "ofs": {
@@ -59,7 +57,6 @@ EXPLANATIONS: dict[str, dict[str, Explanation]] = {
             "recovered: six preprocessing variants do not come near the paper.",
             "investigation against LIBOL/SOL's conventions",
             "open",
-            _INV + "ofs-table8.md",
         ),
         "ofs-rand-draw": _E(
             "ofs-rand-draw",
@@ -67,14 +64,12 @@ EXPLANATIONS: dict[str, dict[str, Explanation]] = {
             "permutation, so its spread is larger than the paper's.",
             "RAND with a per-row draw against a per-run draw",
             "open",
-            _INV + "ofs-rand.md",
         ),
         "ofs-mrmr": _E(
             "ofs-mrmr",
             "Our mRMR (NumPy, mean ± 0.5 std discretisation) is not Peng's reference code.",
             "our mRMR against pymrmr / mrmr-selection on Colon",
             "open",
-            _INV + "ofs-mrmr.md",
         ),
     },
     "fesl": {
@@ -84,14 +79,12 @@ EXPLANATIONS: dict[str, dict[str, Explanation]] = {
             "root and the cell's z shrinks.",
             "z under both readings (std and variance)",
             "open",
-            _INV + "fesl-variance.md",
         ),
         "fesl-majority": _E(
             "fesl-majority",
             "The paper's value sits near the majority-class rate (NOGD does not use the map).",
             "majority-class accuracy beside each cell",
             "open",
-            _INV + "fesl-nogd.md",
         ),
     },
     "opid": {
@@ -101,7 +94,6 @@ EXPLANATIONS: dict[str, dict[str, Explanation]] = {
             "number needs something the text does not state.",
             "the E-stage diagnostics (C-stage model alone, w1's norm)",
             "open",
-            _INV + "opid-estage.md",
         ),
     },
 }
