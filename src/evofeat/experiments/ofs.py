@@ -249,7 +249,7 @@ class OFSPaper(Paper):
                     else np.zeros(0)
                 )
                 setting = f"{rec['classifier']}, fraction={rec['fraction']}"
-                rows.append(_row(table, rec, setting, "error_rate", v, "(batch selection: no run)"))
+                rows.append(_row(table, rec, setting, "error_rate", v, ""))  # batch: no run
         return rows
 
     def pairs(self, results: pd.DataFrame) -> list[Pair]:
