@@ -193,10 +193,10 @@ def test_sparse_high_dimensional_support_is_the_heap() -> None:
     model = OFS(budget_count=50)
     prequential(model, full(X, y))
     state = model._state
-    heap_cols = set(state.heap[: state.hsize[0]].tolist())
-    assert heap_cols == set(np.flatnonzero(state.v).tolist())
+    heap_cols = set(np.asarray(state.heap)[: state.hsize].tolist())
+    assert heap_cols == set(np.flatnonzero(np.asarray(state.v)).tolist())
     assert len(heap_cols) == 50
-    assert state.s[1] == pytest.approx(float(np.sum(state.v**2)))
+    assert state.sq_norm == pytest.approx(float(np.sum(np.asarray(state.v) ** 2)))
 
 
 @pytest.mark.parametrize(

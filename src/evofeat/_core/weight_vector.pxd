@@ -98,6 +98,9 @@ cdef inline bint wv_offer(WeightVector* wv, int64_t c, double new, int64_t k) no
 
     It enters if the support has room, or if it beats the heap's minimum (larger ``|v|``, or
     equal and a lower column), which is evicted; so the support stays the ``k`` largest.
+    (Evicting then inserting, not replacing the minimum in place: the heap's layout is the
+    order in which :func:`wv_fold_to` sums ``||v||^2``, so it must stay the one the learners
+    have always had.)
     """
     cdef int64_t low
     if k <= 0:

@@ -224,16 +224,18 @@ cdef class OFSPCore(OFSCore):
         """Mark ``min(B, n_visible)`` visible columns drawn uniformly (Floyd's algorithm).
 
         Sets ``flag[c] = 1`` for each drawn column, lists them in ``pick``; returns how many.
+        (O(B) draws: the seed and the row are read into locals first, so the compiler
+        mixes them once, not once a draw.)
         """
         cdef int8_t* flag = &self.flag[0]
         cdef int64_t* pick = &self.pick[0]
-        cdef int64_t* vis = &self.vis[0]
+        cdef const int64_t* vis = &self.vis[0]
+        cdef uint64_t seed = <uint64_t> self.seed, t = <uint64_t> self.t
         cdef int64_t m = self.n_visible, k = self.B if self.B < self.n_visible else self.n_visible
         cdef int64_t j, i, r, c
         for j in range(m - k, m):
             i = j - (m - k)
-            r = <int64_t> (draw_uniform(<uint64_t> self.seed, <uint64_t> self.t, <uint64_t> (1 + i))
-                           * <double> (j + 1))
+            r = <int64_t> (draw_uniform(seed, t, <uint64_t> (1 + i)) * <double> (j + 1))
             c = vis[r]
             if flag[c] != 0:
                 c = vis[j]
@@ -242,9 +244,12 @@ cdef class OFSPCore(OFSCore):
         return k
 
     cdef inline void clear_marks(self, int64_t k) noexcept:
+        """Undo :meth:`mark_random`."""
+        cdef int8_t* flag = &self.flag[0]
+        cdef const int64_t* pick = &self.pick[0]
         cdef int64_t i
         for i in range(k):
-            self.flag[self.pick[i]] = 0
+            flag[pick[i]] = 0
 
     cdef double observe(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         bint* explore, int64_t* k) noexcept:

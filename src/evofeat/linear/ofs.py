@@ -4,219 +4,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
-import numba as nb
 import numpy as np
 
-from evofeat.base import InputError, OnlineLearner, register_kernel
-from evofeat.base.kernel import leaf_jit
-from evofeat.linear._ops import dot
-from evofeat.linear._topk import topk_pop, topk_touch
+from evofeat.base import InputError, OnlineLearner
+from evofeat.linear._ofs import OFSCore, PETrunCore, RANDCore
+from evofeat.linear._splitmix import draw_uniform
 
-__all__ = ["OFS", "OFSState", "PETrun", "RAND", "draw_uniform", "ofs_reference"]
+__all__ = ["OFS", "PETrun", "RAND", "draw_uniform", "ofs_reference"]
 
-_OFS, _PE, _RAND, _OFSP = 0, 1, 2, 3  # modes (OFS_P: evofeat.linear.ofs_partial)
-# p: parameters; n: integer state (see OFSState)
-_P_MODE, _P_LR, _P_L2, _P_RADIUS, _P_BUDGET, _P_COUNT, _P_EPS, _P_ZERO = range(8)
-_N_B, _N_DIM, _N_VIS, _N_T, _N_SEED, _N_SEL, _N_DRAWS = range(7)
-_ZERO_SCORE = {"mistake": 1.0, "negative": 0.0}
-_HUGE = (
-    1e150  # a step larger than this in units of v is renormalised first (its square stays finite)
-)
-
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
-@leaf_jit
-def _mix(z):  # type: ignore[no-untyped-def]
-    """SplitMix64's finaliser."""
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
-
-
-@leaf_jit
-def draw_uniform(seed, stream, k):  # type: ignore[no-untyped-def]
-    """The ``k``-th uniform number in [0, 1) of ``stream`` under ``seed``.
-
-    A counter-based generator (SplitMix64 of ``(seed, stream, k)``): no state
-    to advance, so a draw can be repeated (a prediction and its update) and a
-    clone replays identically.
-    """
-    z = _mix(np.uint64(seed) + _GOLDEN)
-    z = _mix(z ^ (np.uint64(stream) * _GOLDEN))
-    z = _mix(z + np.uint64(k) * _GOLDEN)
-    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-class OFSState(NamedTuple):
-    v: np.ndarray  # w / scale, one per feature
-    heap: np.ndarray  # the support as a _topk min-heap (OFS, PE_trun, OFS_P)
-    pos: np.ndarray  # position of each column in heap, -1 if absent
-    flag: np.ndarray  # RAND: 1 = in the random set; OFS_P: scratch mark of the observed attributes
-    vis: np.ndarray  # OFS_P: the visible columns (first n[_N_VIS]); RAND: scratch
-    pick: np.ndarray  # OFS_P: the attributes drawn for this row (scratch)
-    dw: np.ndarray  # the step on each entry of the row (scratch)
-    cand: np.ndarray  # the entries of the row outside the support (scratch)
-    hsize: np.ndarray  # [support size]
-    s: np.ndarray  # [scale, ||v||^2]: w = scale * v
-    n: (
-        np.ndarray
-    )  # [B, features seen, visible count, rows learned, seed, RAND set size, RAND draws]
-    p: (
-        np.ndarray
-    )  # [mode, lr, l2, radius, budget, budget_count (-1: none), epsilon, zero score is a mistake]
-
-
-@leaf_jit
-def _budget_of(p, dim):  # type: ignore[no-untyped-def]
-    """B: ``budget_count``, else ``max(1, round(budget * dim))`` (halves round up, as MATLAB)."""
-    if p[_P_COUNT] >= 1.0:
-        return int(p[_P_COUNT])
-    return max(1, int(np.floor(p[_P_BUDGET] * dim + 0.5)))
-
-
-@leaf_jit
-def _label(p, s):  # type: ignore[no-untyped-def]
-    if s > 0.0:
-        return 1.0
-    return 0.0 if (s == 0.0 and p[_P_ZERO] == 1.0) else -1.0
-
-
-@leaf_jit
-def _fold_to(state, new_scale):  # type: ignore[no-untyped-def]
-    """Re-express ``w = scale * v`` with ``scale = new_scale``; recompute ||v||^2 (O(support))."""
-    factor = state.s[0] if new_scale == 1.0 else state.s[0] / new_scale
-    sq = 0.0
-    for i in range(state.hsize[0]):
-        c = state.heap[i]
-        state.v[c] *= factor
-        sq += state.v[c] * state.v[c]
-    state.s[0] = new_scale
-    state.s[1] = sq
-
-
-@leaf_jit
-def _shrink(state, factor):  # type: ignore[no-untyped-def]
-    """``w *= factor`` in O(1); the scale is folded back into ``v`` before it underflows."""
-    state.s[0] *= factor
-    if state.s[0] < 1e-100:
-        _fold_to(state, 1.0)
-
-
-@leaf_jit
-def _set(state, c, new):  # type: ignore[no-untyped-def]
-    """``v[c] = new``, keeping ||v||^2 and the heap up to date (O(log B))."""
-    old = state.v[c]
-    state.v[c] = new
-    state.s[1] += new * new - old * old
-    topk_touch(state.heap, state.pos, state.hsize, state.v, c)
-
-
-@leaf_jit
-def _step(state, idx):  # type: ignore[no-untyped-def]
-    """``w += dw`` (``dw[k]`` on column ``idx[k]``), project onto the L2 ball, keep the B largest |w|.
-
-    The support is updated in place; the new columns are then offered to the
-    full heap one by one (a new column enters only if it beats the heap's
-    minimum, which then leaves), which keeps exactly the B largest of the
-    union: O(nnz + k log B) for k changes of the support.
-    """
-    v, s, pos, heap, hsize = state.v, state.s, state.pos, state.heap, state.hsize
-    big = 0.0
-    for k in range(idx.shape[0]):
-        big = max(big, abs(state.dw[k]))
-    if not big < np.inf:
-        return  # a step that overflowed (or NaN): skip it, the state stays finite
-    if big > _HUGE * s[0]:
-        _fold_to(
-            state, big
-        )  # a huge row: the scale carries its magnitude, v and ||v||^2 stay finite
-    m = 0
-    extra = 0.0
-    for k in range(idx.shape[0]):
-        if state.dw[k] == 0.0:
-            continue
-        c = idx[k]
-        if pos[c] >= 0:
-            _set(state, c, v[c] + state.dw[k] / s[0])
-        else:
-            state.cand[m] = k
-            m += 1
-            extra += (state.dw[k] / s[0]) ** 2
-    scale = s[0]
-    norm = scale * math.sqrt(max(s[1] + extra, 0.0))  # ||w~||, the new columns included
-    if norm > state.p[_P_RADIUS]:
-        s[0] = scale * (state.p[_P_RADIUS] / norm)
-    B = state.n[_N_B]
-    for j in range(m):
-        k = state.cand[j]
-        c, z = idx[k], state.dw[k] / scale
-        if hsize[0] >= B:
-            low = heap[0]  # evicted first: the smallest |v|, among equals the higher column
-            if abs(z) < abs(v[low]) or (abs(z) == abs(v[low]) and c > low):
-                continue
-            topk_pop(heap, pos, hsize, v)
-            s[1] -= v[low] * v[low]
-            v[low] = 0.0
-        _set(state, c, z)
-
-
-@nb.njit(cache=True)
-def _predict(state, idx, val):  # type: ignore[no-untyped-def]
-    s = state.s[0] * dot(state.v, idx, val)
-    return s, _label(state.p, s)
-
-
-@nb.njit(cache=True)
-def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
-    mode = int(state.p[_P_MODE])
-    if mode == _OFS:
-        margin = y * score
-        _shrink(state, 1.0 - state.p[_P_LR] * state.p[_P_L2])
-        if margin <= 1.0:
-            for k in range(idx.shape[0]):
-                state.dw[k] = state.p[_P_LR] * y * val[k]
-            _step(state, idx)
-        return max(0.0, 1.0 - margin)
-    if y * score > 0.0:  # PE_trun and RAND: a perceptron step on a mistake (y w.x <= 0)
-        return 0.0
-    for k in range(idx.shape[0]):
-        if mode == _PE:
-            state.dw[k] = y * val[k]
-        elif state.flag[idx[k]] != 0:
-            state.v[idx[k]] += y * val[k]
-    if mode == _PE:
-        _step(state, idx)
-    return 1.0
-
-
-@nb.njit(cache=True)
-def _visible(state, cols, dim):  # type: ignore[no-untyped-def]
-    """Update B; RAND fills its open slots from the visible features not in its set yet."""
-    n = state.n
-    n[_N_DIM] = dim
-    n[_N_B] = _budget_of(state.p, dim)
-    if int(state.p[_P_MODE]) != _RAND or n[_N_B] <= n[_N_SEL]:
-        return
-    m = 0
-    for c in cols:
-        if state.flag[c] == 0:
-            state.vis[m] = c
-            m += 1
-    for i in range(min(n[_N_B] - n[_N_SEL], m)):  # partial Fisher-Yates
-        r = i + int(draw_uniform(n[_N_SEED], 0, n[_N_DRAWS]) * (m - i))
-        n[_N_DRAWS] += 1
-        state.vis[i], state.vis[r] = state.vis[r], state.vis[i]
-        state.flag[state.vis[i]] = 1
-        n[_N_SEL] += 1
-
-
-register_kernel(OFSState, _predict, _learn, _visible)
+_ZERO_SCORE = ("mistake", "negative")
 
 
 def _require(ok: object, message: str, expected: str, received: Any, fix: str) -> None:
@@ -231,10 +29,10 @@ def _real(value: Any) -> bool:
 class _Budgeted(OnlineLearner):
     """What the four learners share: a budget of B active features, the state, the checks."""
 
-    _mode: ClassVar[int] = _OFS
+    _core: ClassVar[type[OFSCore]] = OFSCore
     _algorithm: ClassVar[str] = "ofs"
-    _state_type: ClassVar[type] = OFSState
-    per_feature = ("v", "heap", "pos", "flag", "vis", "pick", "dw", "cand")
+    _compiled_core = True
+    per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos", "dw", "cand")
     budget: float
     budget_count: int | None
     zero_score: str
@@ -275,36 +73,34 @@ class _Budgeted(OnlineLearner):
             "pass seed=0",
         )
 
-    def _params(self) -> list[float]:
-        """``[lr, l2, radius, epsilon]`` of the kernel (the perceptron baselines use none)."""
-        return [1.0, 0.0, math.inf, 0.0]
+    def _params(self) -> tuple[float, float, float]:
+        """``(lr, l2, radius)`` of the step (the perceptron baselines: 1, no decay, no ball)."""
+        return 1.0, 0.0, math.inf
 
-    def _make_state(self, capacity: int) -> OFSState:
-        lr, l2, radius, eps = self._params()
-        count = -1.0 if self.budget_count is None else float(self.budget_count)
-        p = [
-            self._mode,
-            lr,
-            l2,
-            radius,
-            float(self.budget),
-            count,
-            eps,
-            _ZERO_SCORE[self.zero_score],
-        ]
-        return self._state_type(  # type: ignore[no-any-return]
+    def _extra_fields(self, capacity: int) -> dict[str, Any]:
+        """The core's fields beyond OFS's (RAND's random set, OFS_P's draws)."""
+        return {}
+
+    def _make_state(self, capacity: int) -> OFSCore:
+        lr, l2, radius = self._params()
+        return self._core(
             v=np.zeros(capacity),
             heap=np.zeros(capacity, np.int64),
             pos=np.full(capacity, -1, np.int64),
-            flag=np.zeros(capacity, np.int8),
-            vis=np.zeros(capacity, np.int64),
-            pick=np.zeros(capacity, np.int64),
             dw=np.zeros(capacity),
             cand=np.zeros(capacity, np.int64),
-            hsize=np.zeros(1, np.int64),
-            s=np.array([1.0, 0.0]),
-            n=np.array([0, 0, 0, 0, int(getattr(self, "seed", 0)), 0, 0], np.int64),
-            p=np.array(p),
+            hsize=0,
+            scale=1.0,
+            sq_norm=0.0,
+            B=0,
+            dim=0,
+            lr=lr,
+            l2=l2,
+            radius=radius,
+            budget=float(self.budget),
+            budget_count=-1 if self.budget_count is None else int(self.budget_count),
+            zero_is_mistake=self.zero_score == "mistake",
+            **self._extra_fields(capacity),
         )
 
     def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
@@ -313,12 +109,12 @@ class _Budgeted(OnlineLearner):
 
     def _effective_weights(self) -> np.ndarray:
         w: np.ndarray = self._weights("v")
-        return w * self._state.s[0] if w.size else w
+        return w * self._state.scale if w.size else w
 
     @property
     def budget_limit_(self) -> int:
         """B, the number of features the model may use now (0 before any learning)."""
-        return 0 if getattr(self, "_state", None) is None else int(self._state.n[_N_B])
+        return 0 if getattr(self, "_state", None) is None else int(self._state.B)
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """The labels of :func:`ofs_reference` with these parameters (X dense, NaN = absent)."""
@@ -331,7 +127,7 @@ class _Budgeted(OnlineLearner):
         The support of ``w`` (at most B features); for RAND its random set.
         """
         w = np.abs(self._effective_weights())
-        chosen = np.flatnonzero(self._weights("flag") if self._mode == _RAND else w)
+        chosen = np.flatnonzero(self._weights("flag") if self._core is RANDCore else w)
         order = chosen[np.lexsort((chosen, -w[chosen]))]
         return [self.feature_index_.names[c] for c in order]
 
@@ -365,14 +161,13 @@ class _Step(_Budgeted):
             "pass radius=None",
         )
 
-    def _params(self) -> list[float]:
+    def _params(self) -> tuple[float, float, float]:
         default = 1.0 / math.sqrt(self.l2) if self.l2 > 0 else math.inf
-        return [
+        return (
             float(self.lr),
             float(self.l2),
             default if self.radius is None else float(self.radius),
-            float(getattr(self, "epsilon", 0.0)),
-        ]
+        )
 
 
 _COMMON_DOC = """
@@ -440,8 +235,6 @@ class OFS(_Step):
     (Algorithm 3 with Algorithm 2; radius 1/sqrt(lambda) from the proof of Theorem 1).
     """
 
-    _mode = _OFS
-
     def __init__(
         self,
         lr: float = 0.2,
@@ -485,7 +278,7 @@ class PETrun(_Budgeted):
     (Algorithm 1 with Algorithm 2).
     """
 
-    _mode = _PE
+    _core = PETrunCore
     _algorithm = "pe-trun"
 
     def __init__(
@@ -525,8 +318,9 @@ class RAND(_Budgeted):
     (section 4.1.2, the RAND baseline).
     """
 
-    _mode = _RAND
+    _core = RANDCore
     _algorithm = "rand"
+    per_feature = (*_Budgeted.per_feature, "flag", "vis")
 
     def __init__(
         self,
@@ -539,6 +333,15 @@ class RAND(_Budgeted):
         self.budget_count = budget_count
         self.seed = seed
         self.zero_score = zero_score
+
+    def _extra_fields(self, capacity: int) -> dict[str, Any]:
+        return {
+            "flag": np.zeros(capacity, np.int8),
+            "vis": np.zeros(capacity, np.int64),
+            "seed": int(self.seed),
+            "n_selected": 0,
+            "n_draws": 0,
+        }
 
 
 def _truncate_reference(w: np.ndarray, B: int) -> None:

@@ -17,129 +17,15 @@ depends on the seed and ``t`` only, so predicting a row advances no state.
 
 from __future__ import annotations
 
-import numba as nb
+from typing import Any
+
 import numpy as np
 
-from evofeat.base import register_kernel
-from evofeat.base.kernel import leaf_jit
-from evofeat.linear._ops import dot
-from evofeat.linear.ofs import (
-    _COMMON_DOC,
-    _N_B,
-    _N_SEED,
-    _N_T,
-    _N_VIS,
-    _OFSP,
-    _P_EPS,
-    _P_L2,
-    _P_LR,
-    OFSState,
-    _label,
-    _real,
-    _require,
-    _shrink,
-    _Step,
-    _step,
-    _visible,
-    draw_uniform,
-)
+from evofeat.linear._ofs import OFSPCore
+from evofeat.linear._splitmix import draw_uniform
+from evofeat.linear.ofs import _COMMON_DOC, _real, _require, _Step
 
-__all__ = ["OFSP", "OFSPState", "observed_reference"]
-
-
-class OFSPState(OFSState):
-    """OFS's state; ``flag`` marks the attributes drawn for a row, ``vis`` lists the visible ones."""
-
-    __slots__ = ()
-
-
-@leaf_jit
-def explores(seed, t, epsilon):  # type: ignore[no-untyped-def]
-    """Whether row ``t`` is an exploration row (drawn with probability ``epsilon``)."""
-    return draw_uniform(seed, t, 0) < epsilon
-
-
-@leaf_jit
-def mark_random(flag, pick, vis, m, B, seed, t):  # type: ignore[no-untyped-def]
-    """Mark ``min(B, m)`` of the visible columns ``vis[:m]`` drawn uniformly (Floyd's algorithm).
-
-    Sets ``flag[c] = 1`` for each drawn column ``c``, lists them in
-    ``pick`` and returns how many there are (O(B), nothing allocated).
-    """
-    k = min(B, m)
-    for j in range(m - k, m):
-        i = j - (m - k)
-        r = int(draw_uniform(seed, t, 1 + i) * (j + 1))
-        c = vis[r]
-        if flag[c] != 0:
-            c = vis[j]
-        flag[c] = 1
-        pick[i] = c
-    return k
-
-
-@leaf_jit
-def clear_marks(flag, pick, k):  # type: ignore[no-untyped-def]
-    """Undo :func:`mark_random`."""
-    for i in range(k):
-        flag[pick[i]] = 0
-
-
-@leaf_jit
-def masked_dot(w, flag, idx, val):  # type: ignore[no-untyped-def]
-    """``w . x`` over the marked columns of the row, summed left to right."""
-    s = 0.0
-    for k in range(idx.shape[0]):
-        if flag[idx[k]] != 0:
-            s += w[idx[k]] * val[k]
-    return s
-
-
-@leaf_jit
-def _observe(state, idx, val):  # type: ignore[no-untyped-def]
-    """Draw row t's attributes (marked in ``flag``); return (exploring, how many drawn, score)."""
-    t, seed = state.n[_N_T], state.n[_N_SEED]
-    if not explores(seed, t, state.p[_P_EPS]):
-        return False, 0, state.s[0] * dot(state.v, idx, val)
-    k = mark_random(state.flag, state.pick, state.vis, state.n[_N_VIS], state.n[_N_B], seed, t)
-    return True, k, state.s[0] * masked_dot(state.v, state.flag, idx, val)
-
-
-@nb.njit(cache=True)
-def _predict(state, idx, val):  # type: ignore[no-untyped-def]
-    _, k, s = _observe(state, idx, val)
-    clear_marks(state.flag, state.pick, k)
-    return s, _label(state.p, s)
-
-
-@nb.njit(cache=True)
-def _learn(state, idx, val, y, score):  # type: ignore[no-untyped-def]
-    """OFS's step on the importance-weighted observed row (the same draw as the prediction)."""
-    explore, k, s = _observe(state, idx, val)
-    margin = y * s
-    _shrink(state, 1.0 - state.p[_P_LR] * state.p[_P_L2])
-    if margin <= 1.0:
-        m, eps = state.n[_N_VIS], state.p[_P_EPS]
-        q_explore = eps * min(1.0, state.n[_N_B] / m) if m > 0 else 0.0
-        for j in range(idx.shape[0]):
-            held = state.v[idx[j]] != 0.0  # in w_t's support
-            seen = (state.flag[idx[j]] != 0) if explore else held
-            q = q_explore + (1.0 - eps) * held
-            state.dw[j] = state.p[_P_LR] * y * val[j] / q if seen else 0.0
-        _step(state, idx)
-    clear_marks(state.flag, state.pick, k)
-    state.n[_N_T] += 1
-    return max(0.0, 1.0 - margin)
-
-
-@nb.njit(cache=True)
-def _visible_partial(state, cols, dim):  # type: ignore[no-untyped-def]
-    _visible(state, cols, dim)
-    state.vis[: cols.shape[0]] = cols
-    state.n[_N_VIS] = cols.shape[0]
-
-
-register_kernel(OFSPState, _predict, _learn, _visible_partial)
+__all__ = ["OFSP", "observed_reference"]
 
 
 class OFSP(_Step):
@@ -188,9 +74,9 @@ class OFSP(_Step):
     2014 (Algorithm 3, learning with partial inputs).
     """
 
-    _mode = _OFSP
+    _core = OFSPCore
     _algorithm = "ofs-p"
-    _state_type = OFSPState
+    per_feature = (*_Step.per_feature, "flag", "vis", "pick")
 
     def __init__(
         self,
@@ -221,6 +107,17 @@ class OFSP(_Step):
             self.epsilon,
             "pass epsilon=0.2",
         )
+
+    def _extra_fields(self, capacity: int) -> dict[str, Any]:
+        return {
+            "flag": np.zeros(capacity, np.int8),
+            "vis": np.zeros(capacity, np.int64),
+            "pick": np.zeros(capacity, np.int64),
+            "n_visible": 0,
+            "t": 0,
+            "seed": int(self.seed),
+            "epsilon": float(self.epsilon),
+        }
 
 
 def observed_reference(
