@@ -74,7 +74,7 @@ def _nonfinite_at_start(model: OnlineLearner) -> dict[str, np.ndarray]:
     fresh._reset()
     fresh._ensure_capacity(model._capacity)
     return {
-        f: ~np.isfinite(np.asarray(a, dtype=float))
+        f: ~np.isfinite(np.atleast_1d(np.asarray(a, dtype=float)))  # scalar fields are 0-d
         for f, a in zip(fresh._state._fields, fresh._state, strict=True)
     }
 
@@ -82,7 +82,7 @@ def _nonfinite_at_start(model: OnlineLearner) -> dict[str, np.ndarray]:
 def _assert_state_finite(model: OnlineLearner, what: str) -> None:
     allowed = _nonfinite_at_start(model)
     for field, arr in zip(model._state._fields, model._state, strict=True):
-        values = np.asarray(arr, dtype=float)
+        values = np.atleast_1d(np.asarray(arr, dtype=float))
         bad = ~np.isfinite(values) & ~allowed[field][: values.shape[0]]
         assert not bad.any(), (
             f"{type(model).__name__}: state field {field!r} is not finite after {what}"
@@ -309,10 +309,9 @@ def test_zero_length_cut_gzip_and_false_gzip(tmp_path: Path) -> None:
     cut.write_bytes(blob[: len(blob) // 2])
     with pytest.raises(DataFormatError, match="cut short"):
         load(cut)
-    fake = tmp_path / "fake.libsvm.gz"
+    fake = tmp_path / "fake.libsvm.gz"  # plain text named .gz: read by content, as when streamed
     fake.write_text("1 1:1\n-1 2:1\n")
-    with pytest.raises(DataFormatError, match="not gzip"):
-        load(fake)
+    assert load(fake).X.shape == (2, 2)
 
 
 @pytest.mark.parametrize(
@@ -333,11 +332,6 @@ def test_csv_with_a_non_numeric_value_names_line_and_column(
         load(path)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="datasets: a CSV line with too few fields is read as a missing label "
-    "and dropped silently by missing='drop'",
-)
 def test_csv_short_line_is_an_error(tmp_path: Path) -> None:
     path = tmp_path / "short.csv"
     path.write_text("a,b,y\n1,2,0\n3,4\n5,6,1\n7,8,0\n")

@@ -11,7 +11,6 @@ from cpython.dict cimport PyDict_GetItem, PyDict_Next
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_AsDouble, PyFloat_CheckExact
 from cpython.long cimport PyLong_AsSsize_t
 from cpython.object cimport PyObject
-from cpython.exc cimport PyErr_Clear, PyErr_Occurred
 from libc.math cimport isfinite
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, qsort
@@ -288,27 +287,44 @@ cdef class RowBuffer:
     cdef int64_t* idx
     cdef double* val
     cdef readonly Py_ssize_t capacity
+    # the keys of the last row walked and their columns, by position: a row with the same key
+    # objects in the same order (a fixed schema) skips the name -> column lookups. The list holds
+    # references, so an identical pointer is the same live object.
+    cdef list last_keys
+    cdef int64_t* last_cols
+    cdef object last_col_of
+    # the learner's announced-visibility array, as a memoryview acquired once per array object
+    cdef object vis_obj
+    cdef int64_t[::1] vis
 
     def __cinit__(self, Py_ssize_t capacity=8):
         self.entries = NULL
         self.idx = NULL
         self.val = NULL
+        self.last_cols = NULL
+        self.last_keys = []
+        self.last_col_of = None
         self._grow(capacity)
 
     def __dealloc__(self):
         free(self.entries)
         free(self.idx)
         free(self.val)
+        free(self.last_cols)
 
     cdef int _grow(self, Py_ssize_t capacity) except -1:
         free(self.entries)
         free(self.idx)
         free(self.val)
+        free(self.last_cols)
         self.capacity = max(8, capacity)
         self.entries = <Entry*> malloc(self.capacity * sizeof(Entry))
         self.idx = <int64_t*> malloc(self.capacity * sizeof(int64_t))
         self.val = <double*> malloc(self.capacity * sizeof(double))
-        if self.entries is NULL or self.idx is NULL or self.val is NULL:
+        self.last_cols = <int64_t*> malloc(self.capacity * sizeof(int64_t))
+        self.last_keys = []
+        if (self.entries is NULL or self.idx is NULL or self.val is NULL
+                or self.last_cols is NULL):
             raise MemoryError("no memory for a row buffer")
         return 0
 
@@ -323,29 +339,45 @@ cdef class RowBuffer:
         cdef PyObject* col
         cdef double v
         cdef int64_t c, prev = -1
-        cdef bint in_order = True, unseen = False
+        cdef bint in_order = True, unseen = False, same = True
+        cdef Py_ssize_t n_last
         if len(x) > self.capacity:
             self._grow(2 * len(x))
+        if col_of is not self.last_col_of:  # another learner's index: forget the cached columns
+            self.last_keys = []
+            self.last_col_of = col_of
+        n_last = len(self.last_keys)
         while PyDict_Next(x, &pos, &key, &value):
             if PyFloat_CheckExact(<object> value):
                 v = PyFloat_AS_DOUBLE(<object> value)
             else:
-                v = PyFloat_AsDouble(<object> value)
-                if v == -1.0 and PyErr_Occurred():
-                    PyErr_Clear()
+                try:
+                    v = PyFloat_AsDouble(<object> value)
+                except (TypeError, ValueError, OverflowError):
                     return NOT_NUMERIC
             if not isfinite(v):
                 return NOT_FINITE
-            col = PyDict_GetItem(col_of, <object> key)
-            if col is NULL:
-                unseen = True
-                continue
-            c = PyLong_AsSsize_t(<object> col)
+            if same and m < n_last and not unseen and <PyObject*> self.last_keys[m] is key:
+                c = self.last_cols[m]
+            else:
+                same = False
+                col = PyDict_GetItem(col_of, <object> key)
+                if col is NULL:
+                    unseen = True
+                    continue
+                c = PyLong_AsSsize_t(<object> col)
             self.entries[m].col = c
             self.entries[m].val = v
             in_order = in_order and c > prev
             prev = c
             m += 1
+        if not same or m != n_last:
+            if not unseen:  # remember this row's keys and columns for the next one
+                self.last_keys = list(x)
+                for k in range(m):
+                    self.last_cols[k] = self.entries[k].col
+            else:
+                self.last_keys = []
         if unseen and need_all:
             return UNSEEN
         if not in_order:
@@ -375,6 +407,11 @@ def learn_dict(Core core, dict x, dict col_of, double y, int64_t[::1] vis, Py_ss
     ``vis[0]`` is the count of the last announced columns (-1: none), ``vis[1:]``
     the columns. An unseen key returns ``UNSEEN`` before anything changes.
     """
+    return c_learn_dict(core, x, col_of, y, vis, dim, buf)
+
+
+cdef int c_learn_dict(Core core, dict x, dict col_of, double y, int64_t[::1] vis,
+                      Py_ssize_t dim, RowBuffer buf) except -1:
     cdef Py_ssize_t m = 0, k
     cdef double label = 0.0, score
     cdef int code = buf.gather(x, col_of, True, &m)
@@ -396,3 +433,77 @@ def learn_dict(Core core, dict x, dict col_of, double y, int64_t[::1] vis, Py_ss
         core.visible(idx, m, dim)
     core.learn(idx, val, m, y, score)
     return OK
+
+
+def learn_one(learner, x, y):
+    """:meth:`OnlineLearner.learn_one` in C for a compiled learner that knows every key of ``x``.
+
+    Returns ``True`` when the row was learned; ``False`` sends the caller to the
+    general path (not a dict, no state yet, an unseen key, a bad value), which
+    redoes the row from the start: nothing has changed.
+    """
+    if type(x) is not dict:
+        return False
+    d = learner.__dict__
+    core = d.get("_state")
+    if not isinstance(core, Core):
+        return False
+    cdef double target
+    if type(y) is int and (y == 1 or y == -1) and learner.task == "binary":
+        target = <double> y
+    else:
+        target = learner._encode_label(y)
+    fi = d["feature_index_"]
+    col = fi._col
+    if len(col) < len(fi.names):
+        col = fi._lookup()
+    try:
+        buf = learner._buf
+    except AttributeError:
+        buf = learner._row_buffer()
+    cdef RowBuffer rb = <RowBuffer> buf
+    vis = learner._vis
+    if vis is not rb.vis_obj:
+        rb.vis = vis
+        rb.vis_obj = vis
+    code = c_learn_dict(<Core> core, <dict> x, <dict> col, target, rb.vis, len(fi.names), rb)
+    if code != OK:
+        return False
+    d["n_learned_"] += 1
+    return True
+
+
+_NOT_HANDLED = object()
+
+
+def predict_one(learner, x):
+    """:meth:`OnlineLearner.predict_one` in C for a compiled learner; ``NOT_HANDLED`` sends the
+    caller to the general path (not a dict, no state yet, a bad value)."""
+    if type(x) is not dict:
+        return _NOT_HANDLED
+    d = learner.__dict__
+    core = d.get("_state")
+    if not isinstance(core, Core):
+        return _NOT_HANDLED
+    fi = d["feature_index_"]
+    col = fi._col
+    if len(col) < len(fi.names):
+        col = fi._lookup()
+    try:
+        buf = learner._buf
+    except AttributeError:
+        buf = learner._row_buffer()
+    cdef Py_ssize_t m = 0
+    cdef double label = 0.0
+    if (<RowBuffer> buf).gather(x, col, False, &m) != OK:
+        return _NOT_HANDLED
+    (<Core> core).predict((<RowBuffer> buf).idx, (<RowBuffer> buf).val, m, &label)
+    task = learner.task
+    if task == "binary":
+        return 1 if label > 0 else -1
+    if task == "multiclass":
+        return int(label)
+    return float(label)
+
+
+NOT_HANDLED = _NOT_HANDLED

@@ -345,6 +345,8 @@ class OnlineLearner:
     # ------------------------------------------------------------------ dict path
     def learn_one(self, x: Mapping[Hashable, float], y: Any) -> OnlineLearner:
         """Predict-then-update on one row ``x`` (a dict) with label ``y``."""
+        if _loop.learn_one(self, x, y):  # a compiled learner that knows every key: all in C
+            return self
         if not hasattr(self, "feature_index_"):
             self._reset()
         target = self._encode_label(y)
@@ -426,6 +428,9 @@ class OnlineLearner:
 
     def predict_one(self, x: Mapping[Hashable, float]) -> Any:
         """The predicted label of ``x`` (``None`` before any learning)."""
+        label = _loop.predict_one(self, x)  # a compiled learner's dict row: all in C
+        if label is not _loop.NOT_HANDLED:
+            return label
         out = self._score_one(x)
         return None if out is None else self._decode_label(out[1])
 
