@@ -136,7 +136,16 @@ def test_opid_on_dna_uses_the_papers_setting() -> None:
         "n_cstage": 1200,
         "batch_size": 60,
     }
-    assert out["accuracy"]["mean"] > 0.7  # three classes: chance is about 1/3
+    # Against the paper (Table 2, DNA, n_i = 60): OPID .9253 (.0248); ours is lower on DNA (the
+    # E-stage fits the noise of the augmented features; see docs/reports/opid), but within five of
+    # the paper's standard deviations. Against a baseline on the same repeats: OPID beats SVM(a)
+    # (the paper: .3063, at chance on three classes) on each repeat by a wide margin.
+    acc = np.asarray(out["accuracy"]["values"])
+    assert acc.mean() >= 0.9253 - 5 * 0.0248, acc
+    svm_a = run_json(
+        "--learner", "svm-a", "--dataset", "dna", "--scenario", "incdec", "--repeats", "2"
+    )
+    assert (acc - np.asarray(svm_a["accuracy"]["values"]) >= 0.2).all(), (acc, svm_a["accuracy"])
 
 
 # ---------------------------------------------------------------------------- feature-stream
