@@ -26,7 +26,7 @@
 from libc.math cimport fabs
 from libc.stdint cimport int64_t
 
-from evofeat._core.topk cimport topk_pop, topk_touch
+from evofeat._core.topk cimport topk_pop, topk_rebuild, topk_remove, topk_touch
 
 cdef extern from *:
     """
@@ -112,3 +112,41 @@ cdef inline bint wv_offer(WeightVector* wv, int64_t c, double new, int64_t k) no
         wv_evict_min(wv)
     wv_set(wv, c, new)
     return True
+
+
+# STSD's variant: the same view with ``l1 = sum |v|`` (the learner's own field) tracked instead of
+# ||v||^2; these never read or write ``sq_norm``, so a learner that uses only them passes NULL.
+cdef inline void wv_add_l1(WeightVector* wv, double* l1, int64_t c, double delta,
+                           bint touch) noexcept nogil:
+    """``v[c] += delta``, keeping ``l1``; the heap too if ``touch`` (else rebuild it after)."""
+    cdef double old = wv.v[c]
+    wv.v[c] = old + delta
+    l1[0] += fabs(wv.v[c]) - fabs(old)
+    if touch:
+        topk_touch(wv.heap, wv.pos, wv.hsize, wv.v, c)
+
+
+cdef inline int64_t wv_evict_min_l1(WeightVector* wv, double* l1) noexcept nogil:
+    """:func:`wv_evict_min` keeping ``l1``."""
+    cdef int64_t low = topk_pop(wv.heap, wv.pos, wv.hsize, wv.v)
+    if low >= 0:
+        l1[0] -= fabs(wv.v[low])
+        wv.v[low] = 0.0
+    return low
+
+
+cdef inline void wv_zero_l1(WeightVector* wv, double* l1, int64_t c) noexcept nogil:
+    """``v[c] = 0`` for a column of the support, keeping ``l1`` and the heap."""
+    l1[0] -= fabs(wv.v[c])
+    wv.v[c] = 0.0
+    topk_remove(wv.heap, wv.pos, wv.hsize, wv.v, c)
+
+
+cdef inline void wv_fold_l1(WeightVector* wv, double* l1) noexcept nogil:
+    """Fold the scale into ``v`` (and ``l1``); entries that underflow to 0 leave the support."""
+    cdef int64_t i
+    for i in range(wv.hsize[0]):
+        wv.v[wv.heap[i]] *= wv.scale[0]
+    l1[0] *= wv.scale[0]
+    wv.scale[0] = 1.0
+    topk_rebuild(wv.heap, wv.pos, wv.hsize, wv.v, NULL, 0)

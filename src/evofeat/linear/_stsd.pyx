@@ -1,10 +1,12 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The STSD family's math (see :mod:`evofeat.linear.stsd`, :mod:`evofeat.linear.stsd_multiclass`).
 
-The weights are kept as ``w = scale * v`` with ``l1 = sum |v|`` up to date,
+STSD's weights are the one weight vector of ``_core/weight_vector.pxd``,
+``w = scale * v``, with ``l1 = sum |v|`` up to date (its ``_l1`` functions),
 so the scaling onto the L1 ball is O(1); the support (the non-zero ``v``) is
-the indexed min-heap of :mod:`evofeat._core.topk`, so truncation costs
-O(log k) per removed weight. A row costs O(nnz log k).
+the indexed min-heap of ``_core/topk.pxd``, so truncation costs O(log k) per
+removed weight. A row costs O(nnz log k). The multiclass learner keys its
+heap on the L1 norm of each feature's row of weights instead.
 """
 
 from libc.math cimport fabs, floor, isfinite, sqrt
@@ -13,7 +15,10 @@ from libc.stdint cimport int64_t, uint64_t
 from evofeat._core.core cimport Core
 from evofeat._core.rng cimport GOLDEN, next_uniform
 from evofeat._core.safe cimport dot, fmax0, sq_norm
-from evofeat._core.topk cimport topk_pop, topk_rebuild, topk_remove, topk_touch
+from evofeat._core.topk cimport topk_pop, topk_rebuild, topk_touch
+from evofeat._core.weight_vector cimport (
+    WeightVector, weight_vector, wv_add_l1, wv_evict_min_l1, wv_fold_l1, wv_zero_l1,
+)
 
 import numpy as np
 
@@ -96,6 +101,11 @@ cdef class STSDCore(Core):
         "radius", "budget", "original", "project", "select", "regression", "epsilon", "rng",
     )
 
+    cdef inline WeightVector wv(self) noexcept:
+        """The weight vector over this state's fields (``l1`` is tracked instead of ``||v||^2``)."""
+        return weight_vector(&self.v[0], &self.heap[0], &self.pos[0], &self.hsize, &self.scale,
+                             NULL)
+
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
         cdef double f = self.scale * dot(&self.v[0], idx, val, n)
@@ -113,10 +123,8 @@ cdef class STSDCore(Core):
         in the heap (O(nnz log k)); a denser one rebuilds it (O(nnz + k)). The
         heap's layout never changes a result: it pops in the total order.
         """
-        cdef double* v = &self.v[0]
-        cdef int64_t* heap = &self.heap[0]
-        cdef int64_t* pos = &self.pos[0]
-        cdef double inv = a / self.scale, old
+        cdef WeightVector wv = self.wv()
+        cdef double inv = a / self.scale
         cdef bint bulk = 2 * n > self.hsize + 16
         cdef Py_ssize_t k
         cdef int64_t c
@@ -124,24 +132,9 @@ cdef class STSDCore(Core):
             c = idx[k]
             if c < lo or c >= hi or val[k] == 0.0:
                 continue
-            old = v[c]
-            v[c] = old + inv * val[k]
-            self.l1 += fabs(v[c]) - fabs(old)
-            if not bulk:
-                topk_touch(heap, pos, &self.hsize, v, c)
+            wv_add_l1(&wv, &self.l1, c, inv * val[k], not bulk)
         if bulk:
-            topk_rebuild(heap, pos, &self.hsize, v, idx, n)
-
-    cdef void fold_scale(self) noexcept:
-        """Multiply the scale into ``v`` (when it gets tiny), dropping weights that underflow."""
-        cdef double* v = &self.v[0]
-        cdef int64_t* heap = &self.heap[0]
-        cdef int64_t i
-        for i in range(self.hsize):
-            v[heap[i]] *= self.scale
-        self.l1 *= self.scale
-        self.scale = 1.0
-        topk_rebuild(heap, &self.pos[0], &self.hsize, v, NULL, 0)
+            topk_rebuild(wv.heap, wv.pos, wv.hsize, wv.v, idx, n)
 
     cdef void random_keep(self, int64_t k, double n) noexcept:
         """Keep a uniform ``k``-subset of ``n`` coordinates, the support first, by column (Algorithm
@@ -154,9 +147,8 @@ cdef class STSDCore(Core):
         coordinate are skipped by advancing the generator. O(draws + last
         dropped column) per call, without branching on each column.
         """
-        cdef double* v = &self.v[0]
-        cdef int64_t* heap = &self.heap[0]
-        cdef int64_t* pos = &self.pos[0]
+        cdef WeightVector wv = self.wv()
+        cdef const int64_t* pos = wv.pos
         cdef uint64_t* rng = <uint64_t*> &self.rng
         cdef uint64_t state = rng[0]  # in a register while drawing
         cdef int64_t m = self.hsize, j = 0, kept = 0, c = 0, seen = 0
@@ -181,31 +173,28 @@ cdef class STSDCore(Core):
                     break
                 seen += member
                 c += 1
-            self.l1 -= fabs(v[c])
-            v[c] = 0.0
-            topk_remove(heap, pos, &self.hsize, v, c)
+            wv_zero_l1(&wv, &self.l1, c)
             seen += 1
             c += 1
             j += 1
 
     cdef void sparsify(self) noexcept:
         """Project onto the L1 ball (a scale factor) and truncate to the budget (Alg. 1, 3)."""
+        cdef WeightVector wv = self.wv()
         cdef double l1
-        cdef int64_t k, c
+        cdef int64_t k
         if self.project:
             l1 = self.scale * self.l1
             if l1 > self.radius:
                 self.scale *= self.radius / l1
-                if self.scale < TINY_SCALE:
-                    self.fold_scale()
+                if self.scale < TINY_SCALE:  # fold the scale into v before it underflows
+                    wv_fold_l1(&wv, &self.l1)
         if self.select != KEEP_ALL:
             k = budget_limit(self.select, self.budget, self.dim, self.original)
             if self.hsize > k:
                 if self.select == KEEP_LARGEST:
                     while self.hsize > k:
-                        c = topk_pop(&self.heap[0], &self.pos[0], &self.hsize, &self.v[0])
-                        self.l1 -= fabs(self.v[c])
-                        self.v[c] = 0.0
+                        wv_evict_min_l1(&wv, &self.l1)
                 else:
                     self.random_keep(k, <double> self.dim if self.original else <double> self.hsize)
         if self.hsize == 0:
