@@ -19,7 +19,12 @@ river = pytest.importorskip("river", reason="River is not installed: pip install
 from river import checks, datasets, evaluate, metrics, preprocessing  # noqa: E402
 
 from evofeat.base import InputError  # noqa: E402
-from evofeat.compat.river import EvofeatClassifier, EvofeatRegressor, to_river  # noqa: E402
+from evofeat.compat.river import (  # noqa: E402
+    EvofeatClassifier,
+    EvofeatMultiClassifier,
+    EvofeatRegressor,
+    to_river,
+)
 from evofeat.ensemble.ogd import OGD  # noqa: E402
 from evofeat.linear.pa import PA  # noqa: E402
 from evofeat.registry import ONLINE, make  # noqa: E402
@@ -39,7 +44,11 @@ def _one_per_module() -> list[str]:
 
 
 def _models() -> list[object]:
-    return [EvofeatClassifier(name) for name in _one_per_module()] + [EvofeatRegressor()]
+    return [EvofeatClassifier(name) for name in _one_per_module()] + [
+        EvofeatRegressor(),
+        EvofeatRegressor("stsd-regressor"),
+        EvofeatMultiClassifier(),
+    ]
 
 
 def _cases() -> list[object]:
@@ -94,8 +103,8 @@ def test_signed_labels_stay_signed_and_bad_labels_are_refused() -> None:
         clf.learn_one({"a": 1.0}, True)
     with pytest.raises(InputError, match="two-valued labels.*received 'spam'"):
         EvofeatClassifier().learn_one({"a": 1.0}, "spam")
-    with pytest.raises(InputError, match="received 0"):
-        EvofeatClassifier().learn_one({"a": 1.0}, 0)
+    with pytest.raises(InputError, match="received 2"):
+        EvofeatClassifier().learn_one({"a": 1.0}, 2)
     with pytest.raises(InputError, match="non-numeric"):
         EvofeatClassifier().learn_one({"a": "red"}, True)
 
@@ -122,7 +131,8 @@ def test_regressor_in_progressive_validation() -> None:
         ({f"x{j}": float(v) for j, v in enumerate(r) if j or i % 3}, float(t))
         for i, (r, t) in enumerate(zip(X, y, strict=True))
     ]  # x0 missing from every third row
-    mae = evaluate.progressive_val_score(rows, to_river(OGD(lr=0.1, loss="square")), metrics.MAE())
+    raw = EvofeatRegressor(OGD(lr=0.1, loss="square"), standardize=False)
+    mae = evaluate.progressive_val_score(rows, raw, metrics.MAE())
     learner, errors = OGD(lr=0.1, loss="square"), []
     for x, target in rows:
         p = learner.predict_one(x)
@@ -132,7 +142,8 @@ def test_regressor_in_progressive_validation() -> None:
         learner.learn_one(x, target)
     assert mae.get() == pytest.approx(float(np.mean(errors)), rel=1e-12)
     model = preprocessing.TargetStandardScaler(
-        preprocessing.StandardScaler() | to_river(OGD(lr=0.1, loss="square"))
+        preprocessing.StandardScaler()
+        | EvofeatRegressor(OGD(lr=0.1, loss="square"), standardize=False)
     )
     trump = evaluate.progressive_val_score(datasets.TrumpApproval(), model, metrics.MAE())
     assert trump.get() < 1.0, "ratings of about 40-50 points are tracked within a point"

@@ -153,3 +153,33 @@ def test_regressor_learns_a_linear_target() -> None:
         [model.predict_one(dict(enumerate(r.tolist()))) for r in X[:5]],
         rtol=1e-12,
     )
+
+
+def test_learner_parameters_are_the_estimators_own() -> None:
+    X, y = _binary(300)
+    est = OnlineClassifier("stsd-i")
+    params = est.get_params(deep=False)
+    assert params["C"] == 0.1 and params["budget"] == 0.5 and "mode" not in params, (
+        "the name's defaults; the mode the name fixes is not a parameter"
+    )
+    grid = GridSearchCV(OnlineClassifier("stsd-i"), {"C": [0.01, 1.0], "budget": [0.3, 1.0]}, cv=3)
+    grid.fit(X, y)
+    best = grid.best_estimator_
+    assert best.learner_.C == grid.best_params_["C"]
+    assert best.learner_.budget == grid.best_params_["budget"]
+    assert len({round(s, 12) for s in grid.cv_results_["mean_test_score"]}) > 1, (
+        "the grid really changes the learner"
+    )
+    tuned = OnlineClassifier("stsd-i", {"C": 0.2}).set_params(C=0.7)
+    assert tuned.get_params()["C"] == 0.7 and tuned.fit(X, y).learner_.C == 0.7
+    again = clone(tuned)
+    assert again.get_params() == tuned.get_params() and again is not tuned
+    assert OnlineClassifier("stsd-i", {"C": 0.2}).get_params()["C"] == 0.2
+    with pytest.raises(InputError, match="unknown parameter 'c' for OnlineClassifier"):
+        OnlineClassifier("stsd-i").set_params(c=1.0)
+    template = OnlineClassifier(PA(C=0.3))
+    nested = GridSearchCV(template, {"learner__C": [0.05, 2.0]}, cv=3).fit(X, y)
+    assert nested.best_estimator_.learner_.C == nested.best_params_["learner__C"]
+    reg = OnlineRegressor()
+    assert reg.get_params()["lr"] == 0.05
+    assert reg.set_params(lr=0.2).fit(X, np.linspace(0, 1, 300)).learner_.lr == 0.2

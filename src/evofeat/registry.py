@@ -46,6 +46,10 @@ ONLINE: dict[str, str] = {
     "nogd": "evofeat.ensemble.fesl",
     "rogd-u": "evofeat.ensemble.fesl",
     "rogd-f": "evofeat.ensemble.fesl",
+    "stsd-multiclass": "evofeat.linear.stsd_multiclass",
+    "pa-multiclass": "evofeat.linear.stsd_multiclass",
+    "stsd-regressor": "evofeat.linear.stsd_regression",
+    "pa-regressor": "evofeat.linear.stsd_regression",
 }
 #: one-pass incremental/decremental estimators (the incdec scenario).
 ONEPASS: dict[str, str] = {

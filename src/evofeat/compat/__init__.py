@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
+import numba as nb
+import numpy as np
+import scipy.sparse as sp
+
+from evofeat._core import loop as _loop
+from evofeat._core.core import Core
 from evofeat.base.errors import InputError
+from evofeat.base.kernel import kernel_predict
 from evofeat.base.learner import OnlineLearner
 
-__all__ = ["DEFAULTS", "build_learner"]
+__all__ = ["DEFAULTS", "build_learner", "learner_defaults", "score_rows"]
 
 
 #: The learner of each task when none is named: (registry name, parameters).
@@ -17,6 +24,45 @@ DEFAULTS: dict[str, tuple[str, dict[str, Any]]] = {
     # lr=0.05: the square loss's gradient step stays stable on standardised features
     "regression": ("ogd", {"loss": "square", "lr": 0.05}),
 }
+
+
+def learner_defaults(learner: str | OnlineLearner | None, tasks: Sequence[str]) -> dict[str, Any]:
+    """The parameters ``learner`` would be built with, by name (empty for an unknown name).
+
+    For a registry name, its class's constructor defaults without the ones
+    the name fixes (``"stsd-i"`` fixes ``mode``); for a learner, its
+    ``get_params()``; for ``None``, the default learner of ``tasks[0]``.
+
+    >>> learner_defaults("pa-i", ["binary"])
+    {'C': 1.0}
+    >>> learner_defaults(None, ["regression"])
+    {'lr': 0.05, 'loss': 'square'}
+    """
+    import importlib
+    import inspect
+
+    from evofeat.registry import ONLINE
+
+    if isinstance(learner, OnlineLearner):
+        return learner.get_params()
+    fixed: dict[str, Any] = {}
+    if learner is None:
+        learner, fixed = DEFAULTS[tasks[0]]
+    if not isinstance(learner, str) or learner not in ONLINE:
+        return {}
+    try:
+        factory = importlib.import_module(ONLINE[learner]).LEARNERS[learner]
+    except (ImportError, AttributeError, KeyError):
+        return {}
+    keywords = dict(getattr(factory, "keywords", {}) or {})
+    target = getattr(factory, "func", factory)
+    out = {
+        name: p.default
+        for name, p in inspect.signature(target).parameters.items()
+        if name != "self" and p.default is not p.empty and name not in keywords
+    }
+    out.update(fixed)
+    return out
 
 
 def build_learner(
@@ -98,3 +144,77 @@ def build_learner(
         )
     model._reset()
     return model
+
+
+_PREDICT_ROWS = 65536
+
+
+@nb.njit(cache=True)
+def _predict_rows(state, indptr, indices, data, out_score, out_label):  # type: ignore[no-untyped-def]
+    for i in range(out_score.shape[0]):
+        a = indptr[i]
+        b = indptr[i + 1]
+        score, label = kernel_predict(state, indices[a:b], data[a:b])
+        out_score[i] = score
+        out_label[i] = label
+
+
+def _predict_core_rows(
+    core: Core, csr: sp.csr_matrix, out_score: np.ndarray, out_label: np.ndarray
+) -> None:
+    """Rows of ``csr`` (columns in the learner's column space) through a compiled
+    :class:`~evofeat._core.core.Core`'s predict entry point (nothing is learned)."""
+    identity = {c: c for c in range(csr.shape[1])}
+    buf = _loop.RowBuffer()
+    indptr, indices, data = csr.indptr, csr.indices.tolist(), csr.data.tolist()
+    for i in range(csr.shape[0]):
+        a, b = indptr[i], indptr[i + 1]
+        _, out_score[i], out_label[i] = _loop.predict_dict(
+            core, dict(zip(indices[a:b], data[a:b], strict=True)), identity, buf
+        )
+
+
+def score_rows(
+    model: OnlineLearner, X: np.ndarray | sp.csr_matrix, names: Iterable[Hashable]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(score, label)`` of each row of ``X`` from the learner's compiled predict; nothing is learned.
+
+    The columns of ``X`` are the features ``names``; in a dense ``X`` NaN is
+    an absent feature; a feature the learner has not seen is skipped (its
+    weight is 0). Before any learning every score and label is 0.
+
+    >>> from evofeat.linear.pa import PA
+    >>> model = PA().learn_one({"a": 1.0}, 1)
+    >>> score_rows(model, np.array([[2.0, 5.0], [np.nan, 1.0]]), ["a", "new"])
+    (array([2., 0.]), array([ 1., -1.]))
+    """
+    n = X.shape[0]
+    score, label = np.zeros(n), np.zeros(n)
+    if getattr(model, "_state", None) is None:
+        return score, label
+    col_map = np.array([model.feature_index_.get(j) for j in names], dtype=np.int64)
+    for start in range(0, n, _PREDICT_ROWS):
+        stop = min(n, start + _PREDICT_ROWS)
+        if sp.issparse(X):
+            block = sp.csr_matrix(X[start:stop])
+            rows = np.repeat(np.arange(stop - start), np.diff(block.indptr))
+            keep = col_map[block.indices] >= 0
+            rows, cols, values = rows[keep], block.indices[keep], block.data[keep]
+        else:
+            dense = np.asarray(X[start:stop])
+            rows, cols = np.nonzero(~np.isnan(dense) & (col_map >= 0))
+            values = dense[rows, cols]
+        csr = sp.csr_matrix((values, (rows, col_map[cols])), shape=(stop - start, model._capacity))
+        csr.sort_indices()
+        if isinstance(model._state, Core):
+            _predict_core_rows(model._state, csr, score[start:stop], label[start:stop])
+            continue
+        _predict_rows(
+            model._state,
+            csr.indptr.astype(np.int64),
+            csr.indices.astype(np.int64),
+            csr.data.astype(np.float64),
+            score[start:stop],
+            label[start:stop],
+        )
+    return score, label

@@ -1,42 +1,68 @@
-"""River estimators over evofeat's online learners (the dict path).
+"""River estimators over evofeat's online learners (the dict path, and the compiled loop for batches).
 
 :func:`to_river` wraps a learner so it goes wherever River expects a
 classifier or a regressor: pipelines after River's preprocessing
 (``preprocessing.StandardScaler() | to_river(PA())``),
 ``evaluate.progressive_val_score``, model selection. The adapters subclass
-``river.base.Classifier`` / ``river.base.Regressor``; River is imported only
-when an adapter is first used (``pip install 'evofeat[river]'``).
+River's ``MiniBatchClassifier`` / ``MiniBatchRegressor``; River is imported
+only when an adapter is first used (``pip install 'evofeat[river]'``).
 
-Labels. River gives a binary classifier ``bool`` labels: ``True`` is
-evofeat's +1 and ``False`` its -1, and predictions come back as ``bool``
-(``predict_proba_one`` has the keys ``False`` and ``True``). Labels given as
--1/+1 are kept as -1/+1. The kind of labels is fixed by the first label
-learned; before any, probabilities are ``{False: 0.5, True: 0.5}``.
+Labels, as River's classifiers take them. A binary learner accepts ``bool``
+labels (``True`` is evofeat's +1), ``0``/``1`` (1 is +1, as River's
+``PAClassifier`` reads them) and ``-1``/``+1``; predictions come back in the
+same kind (``bool`` until a label says otherwise), and ``predict_proba_one``
+has those two keys. A multiclass learner (``"stsd-multiclass"``,
+``"pa-multiclass"``) accepts labels of any hashable kind and maps each class
+to a code as it first appears; a class seen later gets a fresh weight column
+(zero weights), so ``n_classes`` need not be known in advance.
 
-Before the first ``learn_one``, the classifier's ``predict_one`` is
-``None`` (evofeat's convention; River's ``progressive_val_score`` skips such
-predictions) and the regressor's is ``0.0`` (the prediction of zero weights,
-as River's linear models do: River's target transforms need a number).
+Regression. ``to_river`` returns :class:`EvofeatRegressor` for a regression
+learner (``"stsd-regressor"``, ``"pa-regressor"``, or ``"ogd"`` / ``"fesl-c"``
+/ ``"fesl-s"`` with ``loss="square"``). By default it standardises the
+features and the target online with River's own ``StandardScaler`` and running
+variance (as ``TargetStandardScaler(StandardScaler() | model)`` does), so a
+step size that suits standardised data stays stable on raw targets such as
+TrumpApproval's ratings; ``standardize=False`` gives the learner the raw
+values. A warning says when the learner's predictions stop being finite.
+
+Mini-batches. ``learn_many(X, y)``, ``predict_many(X)`` and
+``predict_proba_many(X)`` take a pandas DataFrame (NaN is an absent feature)
+and run through the compiled loop (:func:`evofeat.evaluate.prequential` on a
+:class:`~evofeat.streams.Stream` built from the frame), learning exactly what
+a ``learn_one`` loop over the rows learns.
+
+Before the first ``learn_one``, the classifiers' ``predict_one`` is ``None``
+(evofeat's convention; River's ``progressive_val_score`` skips such
+predictions) and the regressor's is ``0.0`` (River's target transforms need a
+number).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
+import math
+import warnings
+from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
+from scipy.special import expit, softmax
 
 from evofeat.base.errors import InputError
 from evofeat.base.learner import OnlineLearner
-from evofeat.compat import build_learner
+from evofeat.compat import DEFAULTS, build_learner, learner_defaults, score_rows
+from evofeat.evaluate.prequential import prequential
+from evofeat.streams.stream import Stream
 
-__all__ = ["EvofeatClassifier", "EvofeatRegressor", "to_river"]
+__all__ = ["EvofeatClassifier", "EvofeatMultiClassifier", "EvofeatRegressor", "to_river"]
 
 _CLASSES: dict[str, type] = {}
 # Defined on first use, on River's base classes (see _build and __getattr__).
 EvofeatClassifier: type
+EvofeatMultiClassifier: type
 EvofeatRegressor: type
+#: Beyond this magnitude a prediction counts as diverged (a warning is issued once).
+DIVERGED = 1e100
 
 
 def _river_base() -> Any:
@@ -49,8 +75,49 @@ def _river_base() -> Any:
     return base
 
 
+def _frame(X: Any) -> tuple[np.ndarray, list[Hashable]]:
+    """A DataFrame's values as floats (NaN: absent) and its column names."""
+    if not hasattr(X, "columns"):
+        raise InputError(
+            "a mini-batch must be a pandas DataFrame",
+            expected="a DataFrame with one column per feature (NaN: absent)",
+            received=type(X).__name__,
+            fix="pass pandas.DataFrame(rows)",
+        )
+    try:
+        values = X.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
+    except (TypeError, ValueError):
+        raise InputError(
+            "a mini-batch has a non-numeric column",
+            expected="numeric columns",
+            received=", ".join(map(str, X.dtypes.unique())),
+            fix="encode categorical columns as numbers first",
+        ) from None
+    return values, list(X.columns)
+
+
+# ------------------------------------------------------------------------ binary labels
+_KINDS = {"bool": (False, True), "01": (0, 1), "signed": (-1, 1)}
+
+
+def _binary_target(y: Any) -> tuple[str | None, int]:
+    """``(kind, target)`` of one binary label: its kind (``None``: 1, which fits every kind), +-1."""
+    if isinstance(y, bool | np.bool_):
+        return "bool", 1 if y else -1
+    if isinstance(y, int | float | np.integer | np.floating) and y in (-1, 0, 1):
+        if y == 1:
+            return None, 1
+        return ("01" if y == 0 else "signed"), -1
+    raise InputError(
+        "a binary evofeat learner needs two-valued labels",
+        expected="a bool (True = +1), 0/1 (1 = +1) or -1/+1",
+        received=repr(y),
+        fix="map the labels to bool, e.g. with y == positive_label, or use a multiclass learner",
+    )
+
+
 class _Adapter:
-    """What both adapters share: parameters, the trained learner, learning a row."""
+    """What the adapters share: parameters, the trained learner, learning rows and batches."""
 
     _tasks: tuple[str, ...] = ()
 
@@ -65,8 +132,304 @@ class _Adapter:
     def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
         yield {}
 
-    def _learn(self, x: Mapping[Any, Any], target: Any) -> None:
+    def _learn_frame(self, values: np.ndarray, names: list[Hashable], target: np.ndarray) -> None:
+        """The compiled prequential loop over the rows (NaN: absent); learns what learn_one would."""
+        stream = Stream.from_dense(values, target, names, task=self.learner_.task)
+        prequential(self.learner_, stream)
+
+    def _scores(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        values, names = _frame(X)
+        return score_rows(self.learner_, values, names)
+
+
+class _Binary(_Adapter):
+    """A binary learner with River's labels (see the module docstring)."""
+
+    _tasks = ("binary",)
+    _label_kind: str | None
+
+    def _set_kind(self, kind: str | None, y: Any) -> None:
+        if kind is None:
+            return
+        if self._label_kind not in (None, kind):
+            raise InputError(
+                "the kind of labels changed",
+                expected=f"{self._label_kind} labels {_KINDS[self._label_kind]} as before",
+                received=repr(y),
+                fix="give every label the same kind",
+            )
+        self._label_kind = kind
+
+    def _decode(self, sign: int) -> Any:
+        negative, positive = _KINDS[self._label_kind or "bool"]
+        return positive if sign > 0 else negative
+
+    def learn_one(self, x: dict[Any, Any], y: Any, **kwargs: Any) -> None:
+        kind, target = _binary_target(y)
+        self._set_kind(kind, y)
         self.learner_.learn_one(x, target)
+
+    def predict_proba_one(self, x: dict[Any, Any], **kwargs: Any) -> dict[Any, float]:
+        proba = self.learner_.predict_proba_one(x) or {-1: 0.5, 1: 0.5}
+        return {self._decode(-1): proba[-1], self._decode(1): proba[1]}
+
+    def predict_one(self, x: dict[Any, Any], **kwargs: Any) -> Any:
+        label = self.learner_.predict_one(x)
+        return None if label is None else self._decode(label)
+
+    def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
+        labels = list(y)
+        targets = np.empty(len(labels))
+        for i, label in enumerate(labels):
+            kind, targets[i] = _binary_target(label)
+            self._set_kind(kind, label)
+        values, names = _frame(X)
+        self._learn_frame(values, names, targets)
+
+    def predict_many(self, X: Any) -> Any:
+        import pandas as pd
+
+        if self.learner_._state is None:
+            return pd.Series([None] * len(X), index=X.index, dtype=object)
+        label = self._scores(X)[1]
+        return pd.Series([self._decode(1 if v > 0 else -1) for v in label], index=X.index)
+
+    def predict_proba_many(self, X: Any) -> Any:
+        import pandas as pd
+
+        p = expit(self._scores(X)[0]) if self.learner_._state is not None else np.full(len(X), 0.5)
+        return pd.DataFrame({self._decode(-1): 1.0 - p, self._decode(1): p}, index=X.index)
+
+
+class _Multi(_Adapter):
+    """A multiclass learner with labels of any hashable kind (codes in order of appearance)."""
+
+    _tasks = ("multiclass",)
+
+    def __init__(
+        self,
+        learner: str | OnlineLearner | None = "stsd-multiclass",
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(learner, params)
+        if getattr(self.learner_, "n_classes", None) is None:
+            self.learner_.n_classes = 2  # type: ignore[attr-defined]  # grown as classes appear
+        self._classes: list[Hashable] = []
+        self._codes: dict[Hashable, int] = {}
+
+    def _code(self, y: Hashable, grow: bool = True) -> int:
+        code = self._codes.get(y)
+        if code is None:
+            code = self._codes[y] = len(self._classes)
+            self._classes.append(y)
+        if grow and code >= self.learner_.n_classes:  # type: ignore[attr-defined]
+            _grow_classes(self.learner_, code + 1)
+        return code
+
+    def learn_one(self, x: dict[Any, Any], y: Any, **kwargs: Any) -> None:
+        self.learner_.learn_one(x, self._code(y))
+
+    def _class_scores(self, values: np.ndarray, names: list[Hashable]) -> np.ndarray:
+        """Each row's score for each known class: ``x . W_c`` over the row's seen features."""
+        coef = self.learner_.coef_
+        W = np.array([coef.get(name, [0.0] * self.learner_.n_classes) for name in names])  # type: ignore[attr-defined]
+        W = W.reshape(len(names), -1)[:, : len(self._classes)]
+        return np.nan_to_num(values) @ W
+
+    def predict_proba_one(self, x: dict[Any, Any], **kwargs: Any) -> dict[Any, float]:
+        """A softmax of the class scores (monotone in them, not calibrated)."""
+        if not self._classes:
+            return {}
+        names = list(x)
+        scores = self._class_scores(np.array([[float(v) for v in x.values()]]), names)[0]
+        return dict(zip(self._classes, softmax(scores).tolist(), strict=True))
+
+    def predict_one(self, x: dict[Any, Any], **kwargs: Any) -> Any:
+        code = self.learner_.predict_one(x)
+        if code is None:
+            return None
+        if code < len(self._classes):
+            return self._classes[code]
+        proba = self.predict_proba_one(x)  # a code no label has yet: the best known class
+        return max(proba, key=proba.__getitem__)
+
+    def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
+        codes = np.array([self._code(label, grow=False) for label in y], dtype=np.float64)
+        values, names = _frame(X)
+        start = 0
+        while start < len(codes):  # a class beyond the learner's grows it where learn_one would
+            k = self.learner_.n_classes  # type: ignore[attr-defined]
+            beyond = np.flatnonzero(codes[start:] >= k)
+            stop = start + int(beyond[0]) if beyond.size else len(codes)
+            if stop > start:
+                self._learn_frame(values[start:stop], names, codes[start:stop])
+            if stop < len(codes):
+                _grow_classes(self.learner_, int(codes[stop]) + 1)
+            start = stop
+
+    def predict_many(self, X: Any) -> Any:
+        import pandas as pd
+
+        if self.learner_._state is None:
+            return pd.Series([None] * len(X), index=X.index, dtype=object)
+        values, names = _frame(X)
+        codes = score_rows(self.learner_, values, names)[1].astype(np.int64)
+        known = codes < len(self._classes)
+        best = self._class_scores(values, names).argmax(axis=1) if not known.all() else codes
+        out = [self._classes[c if ok else b] for c, ok, b in zip(codes, known, best, strict=True)]
+        return pd.Series(out, index=X.index)
+
+    def predict_proba_many(self, X: Any) -> Any:
+        import pandas as pd
+
+        values, names = _frame(X)
+        if not self._classes:
+            return pd.DataFrame(index=X.index)
+        proba = softmax(self._class_scores(values, names), axis=1)
+        return pd.DataFrame(proba, columns=list(self._classes), index=X.index)
+
+
+def _grow_classes(learner: OnlineLearner, n_classes: int) -> None:
+    """Give a multiclass learner ``n_classes`` classes, keeping what it learned.
+
+    Works on the state protocol only: a fresh state of the old and of the new
+    number of classes (same capacity) shows which fields have a class axis
+    (their shape differs: the old values go in the leading block, the new
+    class starts from the fresh values, zero weights) and which entries hold
+    the number of classes (they differ between the two fresh states: the new
+    value is taken); every other entry keeps what was learned.
+    """
+    state = learner._state
+    if state is None:
+        learner.n_classes = n_classes  # type: ignore[attr-defined]
+        return
+    old_k = learner.n_classes  # type: ignore[attr-defined]
+    fresh = []
+    for k in (old_k, n_classes):
+        model = learner.clone(n_classes=k)
+        model._reset()
+        model._ensure_capacity(learner._capacity)
+        fresh.append(model._state)
+    fields = {}
+    for name in state._fields:
+        value = getattr(state, name)
+        old, a, b = (
+            np.asarray(v) for v in (value, getattr(fresh[0], name), getattr(fresh[1], name))
+        )
+        if b.shape == old.shape:
+            new = np.where(a != b, b, old).astype(old.dtype)
+        else:
+            new = b.copy()
+            new[tuple(slice(0, n) for n in old.shape)] = old
+        fields[name] = new if isinstance(value, np.ndarray) or new.ndim else new.item()
+    learner.n_classes = n_classes  # type: ignore[attr-defined]
+    learner._state = type(state)(**fields)
+
+
+def _safe_lr(
+    learner: str | OnlineLearner | None, params: Mapping[str, Any] | None
+) -> Mapping[str, Any] | None:
+    """``params`` with the regression step size of :data:`evofeat.compat.DEFAULTS` when a named
+    learner that has an ``lr`` is given none (its own default, 1, suits the logistic loss only)."""
+    if not isinstance(learner, str) or (params and "lr" in params):
+        return params
+
+    names = learner_defaults(learner, ("regression",))
+    if "lr" not in names or (params or {}).get("loss", names.get("loss")) != "square":
+        return params
+    return {**(params or {}), "lr": DEFAULTS["regression"][1]["lr"]}
+
+
+class _Regression(_Adapter):
+    """A regression learner as a River regressor, with online standardisation by default."""
+
+    _tasks = ("regression",)
+
+    def __init__(
+        self,
+        learner: str | OnlineLearner | None = None,
+        params: Mapping[str, Any] | None = None,
+        standardize: bool = True,
+    ) -> None:
+        self.learner = learner
+        self.params = params
+        self.learner_ = build_learner(learner, _safe_lr(learner, params), self._tasks)
+        self.standardize = standardize
+        self._warned = False
+        if standardize:
+            from river import preprocessing, stats
+
+            self._x_scaler = preprocessing.StandardScaler()
+            self._y_var = stats.Var()
+
+    def _y_scale(self) -> tuple[float, float]:
+        sigma = math.sqrt(self._y_var.get()) if self._y_var.n > 1 else 0.0
+        return self._y_var.mean.get(), sigma
+
+    def _prepare(self, x: dict[Any, Any], y: float) -> tuple[dict[Any, Any], float]:
+        """River's ``TargetStandardScaler(StandardScaler() | model)``: learn, then transform."""
+        self._x_scaler.learn_one(x)
+        self._y_var.update(y)
+        mean, sigma = self._y_scale()
+        return self._x_scaler.transform_one(x), (y - mean) / sigma if sigma > 0 else 0.0
+
+    def _check_finite(self, prediction: float | None) -> None:
+        if self._warned or prediction is None:
+            return
+        if not (math.isfinite(prediction) and abs(prediction) < DIVERGED):
+            self._warned = True
+            warnings.warn(
+                f"{self.learner_!r} diverged: its prediction is {prediction!r} after "
+                f"{self.learner_.n_learned_} rows; lower its step size (lr, C) or standardise "
+                "the features and the target (standardize=True)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+
+    def learn_one(self, x: dict[Any, Any], y: Any, **kwargs: Any) -> None:
+        target = float(y)
+        if self.standardize:
+            x, target = self._prepare(x, target)
+        self.learner_.learn_one(x, target)
+        self._check_finite(self.learner_.predict_one(x))
+
+    def _inverse(self, prediction: np.ndarray | float) -> Any:
+        if not self.standardize:
+            return prediction
+        mean, sigma = self._y_scale()
+        return prediction * sigma + mean if sigma > 0 else prediction * 0.0 + mean
+
+    def predict_one(self, x: dict[Any, Any], **kwargs: Any) -> float:
+        if self.standardize:
+            x = self._x_scaler.transform_one(x)
+        prediction = self.learner_.predict_one(x)
+        return float(self._inverse(0.0 if prediction is None else prediction))
+
+    def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
+        values, names = _frame(X)
+        target = np.array(y, dtype=np.float64)
+        if self.standardize:  # the scalers row by row, as learn_one; the learner compiled
+            for i, row in enumerate(values):
+                x = {n: v for n, v in zip(names, row.tolist(), strict=True) if v == v}
+                z, target[i] = self._prepare(x, float(target[i]))
+                values[i] = [z.get(n, math.nan) for n in names]
+        self._learn_frame(values, names, target)
+        if len(values):
+            self._check_finite(float(score_rows(self.learner_, values[-1:], names)[1][0]))
+
+    def predict_many(self, X: Any) -> Any:
+        import pandas as pd
+
+        values, names = _frame(X)
+        if self.standardize:
+            values = (
+                self._x_scaler.transform_many(X)
+                .reindex(columns=names)
+                .to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
+            )
+            values[np.isnan(_frame(X)[0])] = np.nan
+        label = score_rows(self.learner_, values, names)[1]
+        return pd.Series(self._inverse(label), index=X.index, dtype=np.float64)
 
 
 def _build() -> dict[str, type]:
@@ -75,11 +438,10 @@ def _build() -> dict[str, type]:
         return _CLASSES
     base = _river_base()
 
-    classifier: Any = base.Classifier
-    regressor: Any = base.Regressor
+    class EvofeatClassifier(_Binary, base.MiniBatchClassifier):  # type: ignore[misc,name-defined]
+        """A binary evofeat online learner as a River classifier.
 
-    class EvofeatClassifier(_Adapter, classifier):  # type: ignore[misc,valid-type]
-        """A binary evofeat online learner as a River classifier (``True`` = +1, ``False`` = -1).
+        Labels: ``bool``, ``0``/``1`` or ``-1``/``+1`` (see the module docstring).
 
         Parameters
         ----------
@@ -95,90 +457,72 @@ def _build() -> dict[str, type]:
             The learner being trained.
         """
 
-        _tasks = ("binary",)
-
         def __init__(
             self,
             learner: str | OnlineLearner | None = "pa-i",
             params: Mapping[str, Any] | None = None,
         ) -> None:
             super().__init__(learner, params)
-            self._label_kind: str | None = None
+            self._label_kind = None
 
-        def learn_one(self, x: dict[Any, Any], y: Any, **kwargs: Any) -> None:
-            if isinstance(y, bool | np.bool_):
-                kind, target = "bool", 1 if y else -1
-            elif isinstance(y, int | float | np.integer | np.floating) and y in (-1, 1):
-                kind, target = "signed", int(y)
-            else:
-                raise InputError(
-                    "a binary evofeat learner needs two-valued labels",
-                    expected="a bool (True = +1) or -1/+1",
-                    received=repr(y),
-                    fix="map the labels to bool, e.g. with y == positive_label",
-                )
-            if self._label_kind not in (None, kind):
-                raise InputError(
-                    "the kind of labels changed",
-                    expected=f"{self._label_kind} labels as before",
-                    received=repr(y),
-                    fix="give every label the same kind",
-                )
-            self._learn(x, target)
-            self._label_kind = kind
-
-        def _decode(self, sign: int) -> Any:
-            return sign if self._label_kind == "signed" else sign > 0
-
-        def predict_proba_one(self, x: dict[Any, Any], **kwargs: Any) -> dict[Any, float]:
-            proba = self.learner_.predict_proba_one(x) or {-1: 0.5, 1: 0.5}
-            return {self._decode(-1): proba[-1], self._decode(1): proba[1]}
-
-        def predict_one(self, x: dict[Any, Any], **kwargs: Any) -> Any:
-            label = self.learner_.predict_one(x)
-            return None if label is None else self._decode(label)
-
-    class EvofeatRegressor(_Adapter, regressor):  # type: ignore[misc,valid-type]
-        """A regression evofeat online learner as a River regressor.
+    class EvofeatMultiClassifier(_Multi, base.MiniBatchClassifier):  # type: ignore[misc,name-defined]
+        """A multiclass evofeat online learner as a River classifier (labels of any hashable kind).
 
         Parameters
         ----------
         learner
-            A regression learner's registry name, an
-            :class:`~evofeat.base.OnlineLearner` with ``task == "regression"``
-            used as a template (cloned), or ``None``: ``OGD(loss="square", lr=0.05)``.
+            ``"stsd-multiclass"`` (default), ``"pa-multiclass"`` or a multiclass
+            :class:`~evofeat.base.OnlineLearner` used as a template (cloned).
         params
             The learner's parameters (for a name) or overrides (for an instance).
 
         Attributes
         ----------
         learner_ : OnlineLearner
-            The learner being trained.
+            The learner being trained (its class codes are the labels' order of appearance).
         """
 
-        _tasks = ("regression",)
+        @property
+        def _multiclass(self) -> bool:
+            return True
 
-        def learn_one(self, x: dict[Any, Any], y: Any, **kwargs: Any) -> None:
-            self._learn(x, y)
+    class EvofeatRegressor(_Regression, base.MiniBatchRegressor):  # type: ignore[misc,name-defined]
+        """A regression evofeat online learner as a River regressor.
 
-        def predict_one(self, x: dict[Any, Any], **kwargs: Any) -> float:
-            prediction = self.learner_.predict_one(x)
-            return 0.0 if prediction is None else float(prediction)
+        Parameters
+        ----------
+        learner
+            A regression learner's registry name (``"stsd-regressor"``,
+            ``"pa-regressor"``, ``"ogd"`` with ``loss="square"``...), an
+            :class:`~evofeat.base.OnlineLearner` with ``task == "regression"``
+            used as a template (cloned), or ``None``: ``OGD(loss="square", lr=0.05)``.
+        params
+            The learner's parameters (for a name) or overrides (for an instance).
+        standardize
+            Standardise the features and the target online (River's
+            ``StandardScaler`` and running variance), so the learner's step
+            sizes do not depend on the data's units (default ``True``).
 
-    for cls in (EvofeatClassifier, EvofeatRegressor):
+        Attributes
+        ----------
+        learner_ : OnlineLearner
+            The learner being trained (on standardised values when ``standardize``).
+        """
+
+    for cls in (EvofeatClassifier, EvofeatMultiClassifier, EvofeatRegressor):
         cls.__qualname__ = cls.__name__  # so pickle finds them as module attributes
         _CLASSES[cls.__name__] = cls
     return _CLASSES
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("EvofeatClassifier", "EvofeatRegressor"):
+    if name in ("EvofeatClassifier", "EvofeatMultiClassifier", "EvofeatRegressor"):
         return _build()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def to_river(learner: str | OnlineLearner, params: Mapping[str, Any] | None = None) -> Any:
-    """``learner`` as a River classifier (binary learners) or regressor (regression learners).
+    """``learner`` as a River classifier (binary, multiclass) or regressor (regression).
 
     A learner that has already learned is continued from (a copy of) its
     state; ``clone()`` of the adapter starts afresh, as River expects.
@@ -192,14 +536,12 @@ def to_river(learner: str | OnlineLearner, params: Mapping[str, Any] | None = No
 
     Returns
     -------
-    EvofeatClassifier or EvofeatRegressor
+    EvofeatClassifier, EvofeatMultiClassifier or EvofeatRegressor
 
     Raises
     ------
     ImportError
         River is not installed.
-    InputError
-        A learner of another task (multiclass learners are not adapted yet).
 
     Examples
     --------
@@ -211,20 +553,24 @@ def to_river(learner: str | OnlineLearner, params: Mapping[str, Any] | None = No
     Accuracy: 87.43%
     >>> model.predict_one({"https": 1.0, "long_url": 0.0})
     False
+    >>> evaluate.progressive_val_score(
+    ...     datasets.TrumpApproval(), to_river("ogd", {"loss": "square"}), metrics.MAE()
+    ... )
+    MAE: 0.521965
     """
     model = build_learner(learner, params, ("binary", "regression", "multiclass"))
-    if model.task == "multiclass":
-        raise InputError(
-            f"{model!r} is a multiclass learner",
-            expected="a binary or regression learner",
-            received="multiclass",
-            fix="use the learner directly (learn_one / predict_one)",
-        )
-    classes = _build()
-    adapter = classes["EvofeatClassifier" if model.task == "binary" else "EvofeatRegressor"](
-        learner, params
-    )
+    name = {"binary": "EvofeatClassifier", "multiclass": "EvofeatMultiClassifier"}
+    adapter = _build()[name.get(model.task, "EvofeatRegressor")](learner, params)
     learned = int(getattr(learner, "n_learned_", 0))
     if isinstance(learner, OnlineLearner) and learned > 0 and not params:
+        if model.task == "multiclass":
+            raise InputError(
+                "a trained multiclass learner cannot be adapted",
+                expected="an untrained learner (the adapter maps labels to codes as they appear)",
+                received=f"{learner!r} after {learned} rows",
+                fix="pass learner.clone()",
+            )
         adapter.learner_ = copy.deepcopy(learner)
+        if model.task == "regression":
+            adapter.standardize = False  # it learned on the values as given
     return adapter

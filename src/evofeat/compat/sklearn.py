@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import numba as nb
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
@@ -21,30 +20,27 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from evofeat._core.core import Core
 from evofeat.base.errors import InputError
-from evofeat.base.kernel import kernel_predict
 from evofeat.base.learner import OnlineLearner
-from evofeat.compat import build_learner
+from evofeat.compat import build_learner, learner_defaults, score_rows
 from evofeat.evaluate.prequential import prequential
 from evofeat.streams.stream import Stream
 
 __all__ = ["OnlineClassifier", "OnlineRegressor"]
 
-_PREDICT_ROWS = 65536
-
-
-@nb.njit(cache=True)
-def _predict_rows(state, indptr, indices, data, out_score, out_label):  # type: ignore[no-untyped-def]
-    for i in range(out_score.shape[0]):
-        a = indptr[i]
-        b = indptr[i + 1]
-        score, label = kernel_predict(state, indices[a:b], data[a:b])
-        out_score[i] = score
-        out_label[i] = label
-
 
 class _OnlineEstimator(BaseEstimator):
-    """What the classifier and the regressor share: validation, learning, scoring rows."""
+    """What the classifier and the regressor share: parameters, validation, learning, scoring rows.
+
+    The learner's parameters are the estimator's own: ``get_params()`` lists
+    them beside ``learner`` and ``params`` (a registry name's constructor
+    defaults, or a template learner's values) and ``set_params(C=...)`` sets
+    them, so ``GridSearchCV(est, {"C": [...]})`` and ``clone`` work as for
+    any scikit-learn estimator. A value set this way overrides the same key
+    of ``params``; with a template learner, ``learner__C`` names the
+    template's own parameter.
+    """
 
     _tasks: ClassVar[tuple[str, ...]] = ()
 
@@ -53,6 +49,85 @@ class _OnlineEstimator(BaseEstimator):
     ) -> None:
         self.learner = learner
         self.params = params
+        # the learner's parameters set by set_params (read back through get_params)
+        self._overrides: dict[str, Any] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the learner's compiled state as its fields, so a read-only load can copy them."""
+        state = dict(super().__getstate__())  # a copy: object.__getstate__ gives __dict__ itself
+        model: Any = state.get("learner_")
+        core = getattr(model, "_state", None)
+        if isinstance(core, Core):
+            learned = {**model.__getstate__(), "_state": None}
+            bare = object.__new__(type(model))
+            bare.__setstate__(learned)
+            state["learner_"] = (bare, type(core), core._asdict())
+        return state  # type: ignore[no-any-return]
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        model = state.get("learner_")
+        if isinstance(model, tuple):  # (learner, Core class, fields): fields copied, writable
+            bare, cls, fields = model
+            bare.__dict__["_state"] = cls(
+                **{k: np.array(v) if isinstance(v, np.ndarray) else v for k, v in fields.items()}
+            )
+            state = {**state, "learner_": bare}
+        super().__setstate__(state)
+
+    def __sklearn_clone__(self) -> Any:
+        """A fresh copy of the parameters, the learner's included (scikit-learn's ``clone``)."""
+        from sklearn.base import clone
+
+        new = type(self)(
+            learner=clone(self.learner, safe=False), params=clone(self.params, safe=False)
+        )
+        new._overrides = {
+            k: clone(v, safe=False) for k, v in self.__dict__.get("_overrides", {}).items()
+        }
+        return new
+
+    def _learner_params(self) -> dict[str, Any]:
+        """The learner's parameters as this estimator sees them: set > ``params`` > defaults."""
+        out = learner_defaults(self.learner, self._tasks)
+        given = self.params if isinstance(self.params, Mapping) else {}
+        overrides = self.__dict__.get("_overrides", {})
+        for name in out:
+            if name in overrides:
+                out[name] = overrides[name]
+            elif name in given:
+                out[name] = given[name]
+        return out
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """``learner``, ``params`` and the learner's own parameters (``learner__x`` too if deep)."""
+        return {**super().get_params(deep=deep), **self._learner_params()}
+
+    def set_params(self, **params: Any) -> Any:
+        """Set ``learner``, ``params``, the learner's parameters, or ``learner__x`` of a template."""
+        names = set(learner_defaults(params.get("learner", self.learner), self._tasks))
+        unknown = sorted(
+            k for k in params if k.partition("__")[0] not in names | {"learner", "params"}
+        )
+        if unknown:
+            raise InputError(
+                f"unknown parameter {unknown[0]!r} for {type(self).__name__}",
+                expected="learner, params or one of the learner's: " + ", ".join(sorted(names)),
+                received=", ".join(unknown),
+                fix="check the spelling (parameters are case-sensitive)",
+            )
+        overrides = self.__dict__.setdefault("_overrides", {})
+        for name in [k for k in params if k in names]:
+            overrides[name] = params.pop(name)
+        return super().set_params(**params) if params else self
+
+    def _build(self) -> OnlineLearner:
+        names = learner_defaults(self.learner, self._tasks)
+        given = dict(self.params) if isinstance(self.params, Mapping) else self.params
+        overrides = self.__dict__.get("_overrides", {})
+        explicit = {k: overrides[k] for k in names if k in overrides}
+        if explicit:
+            given = {**(given or {}), **explicit}
+        return build_learner(self.learner, given, self._tasks)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -97,36 +172,7 @@ class _OnlineEstimator(BaseEstimator):
         """``(score, label)`` of each row from the learner's compiled predict; nothing is learned."""
         check_is_fitted(self, "learner_")
         X = self._check_X(X, reset=False)
-        model = self.learner_
-        n = X.shape[0]
-        score, label = np.zeros(n), np.zeros(n)
-        if model._state is None:
-            return score, label
-        col_map = np.array([model.feature_index_.get(j) for j in range(X.shape[1])], dtype=np.int64)
-        for start in range(0, n, _PREDICT_ROWS):
-            stop = min(n, start + _PREDICT_ROWS)
-            block = sp.csr_matrix(X[start:stop]) if sp.issparse(X) else None
-            if block is None:
-                dense = np.asarray(X[start:stop])
-                rows, cols = np.nonzero(~np.isnan(dense) & (col_map >= 0))
-                values = dense[rows, cols]
-            else:
-                rows = np.repeat(np.arange(stop - start), np.diff(block.indptr))
-                keep = col_map[block.indices] >= 0
-                rows, cols, values = rows[keep], block.indices[keep], block.data[keep]
-            csr = sp.csr_matrix(
-                (values, (rows, col_map[cols])), shape=(stop - start, model._capacity)
-            )
-            csr.sort_indices()
-            _predict_rows(
-                model._state,
-                csr.indptr.astype(np.int64),
-                csr.indices.astype(np.int64),
-                csr.data.astype(np.float64),
-                score[start:stop],
-                label[start:stop],
-            )
-        return score, label
+        return score_rows(self.learner_, X, range(X.shape[1]))
 
 
 class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
@@ -211,7 +257,7 @@ class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
                     fix="pass classes=[neg, pos] if a batch holds one class; use one-vs-rest "
                     "(sklearn.multiclass.OneVsRestClassifier) for more",
                 )
-            self.learner_ = build_learner(self.learner, self.params, self._tasks)
+            self.learner_ = self._build()
             self.classes_ = found
         unknown = ~np.isin(y, self.classes_)
         if unknown.any():
@@ -296,7 +342,7 @@ class OnlineRegressor(RegressorMixin, _OnlineEstimator):
         )
         self._reject_sparse_nan(X)
         if first:
-            self.learner_ = build_learner(self.learner, self.params, self._tasks)
+            self.learner_ = self._build()
         self._learn(X, np.asarray(y, dtype=np.float64))
         return self
 
