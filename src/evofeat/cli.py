@@ -472,23 +472,6 @@ def _streamable(
     )
 
 
-def _warm_up(learner: str, params: dict[str, Any]) -> None:
-    """Compile a binary online learner's prequential loop on two rows, before the timed repeats.
-
-    So ``seconds`` times the runs, not numba's compiler (or its cache load) in
-    the first repeat. Other learners are not warmed up.
-    """
-    import numpy as np
-
-    from evofeat.evaluate import prequential
-    from evofeat.registry import make
-    from evofeat.streams import Stream
-
-    model = make(learner, **params)
-    if model.task == "binary":
-        prequential(model, Stream.full(np.eye(2), np.array([1, -1])))
-
-
 def _run(
     learner: str,
     params: tuple[str, ...],
@@ -533,8 +516,6 @@ def _run(
     stream_path = _streamable(
         dataset, kind, scenario, repeats, perm_file, preprocess, sp_, label_column
     )
-    if kind == "online":
-        _warm_up(learner, lp)
     if stream_path is not None:
         stream = stream_path
         df = repeat(

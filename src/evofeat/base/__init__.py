@@ -1,8 +1,7 @@
-"""Learner protocol, the feature index, compiled-kernel dispatch and errors."""
+"""Learner protocol, the feature index and errors."""
 
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex
-from evofeat.base.kernel import register_kernel
 from evofeat.base.learner import OnlineLearner
 
-__all__ = ["FeatureIndex", "InputError", "OnlineLearner", "register_kernel"]
+__all__ = ["FeatureIndex", "InputError", "OnlineLearner"]

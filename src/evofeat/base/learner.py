@@ -1,12 +1,12 @@
-"""The online-learner protocol: River's dict path over a compiled kernel.
+"""The online-learner protocol: River's dict path over a compiled core.
 
 A learner subclass holds only its math: it stores its parameters in
 ``__init__`` (scikit-learn style, under their own names), checks them in
-:meth:`OnlineLearner._check_params`, builds its empty state in
-:meth:`OnlineLearner._make_state`, and registers three numba functions for
-that state with :func:`evofeat.base.kernel.register_kernel`. Everything else
-(the feature index, growing the state, validating rows and labels, the dict
-path, cloning) lives here, once.
+:meth:`OnlineLearner._check_params` and builds its empty compiled state, a
+:class:`~evofeat._core.core.Core` (a Cython extension type with the
+learner's math), in :meth:`OnlineLearner._make_state`. Everything else (the
+feature index, growing the state, validating rows and labels, the dict path,
+cloning) lives here, once.
 """
 
 from __future__ import annotations
@@ -15,94 +15,16 @@ import copy
 import inspect
 import math
 from collections.abc import Hashable, Mapping
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
-import numba as nb
 import numpy as np
 
 from evofeat._core import loop as _loop
 from evofeat._core.core import Core
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex
-from evofeat.base.kernel import kernel_learn, kernel_predict, kernel_visible
 
 __all__ = ["OnlineLearner"]
-
-
-@nb.njit(cache=True)
-def _finite(vals):  # type: ignore[no-untyped-def]
-    for k in range(vals.shape[0]):
-        if not np.isfinite(vals[k]):
-            return False
-    return True
-
-
-@nb.njit(cache=True)
-def _gather(cols, vals):  # type: ignore[no-untyped-def]
-    """The entries of known columns (``cols >= 0``), sorted by column (columns are distinct)."""
-    m = 0
-    in_order = True
-    prev = -1
-    for k in range(cols.shape[0]):
-        c = cols[k]
-        if c >= 0:
-            m += 1
-            in_order = in_order and c > prev
-            prev = c
-    idx = np.empty(m, dtype=np.int64)
-    val = np.empty(m, dtype=np.float64)
-    j = 0
-    for k in range(cols.shape[0]):
-        if cols[k] >= 0:
-            idx[j] = cols[k]
-            val[j] = vals[k]
-            j += 1
-    if not in_order:
-        o = np.argsort(idx)
-        return idx[o], val[o]
-    return idx, val
-
-
-_fromiter = np.fromiter
-_F64 = np.float64
-
-#: codes of the compiled row functions
-_OK, _NOT_FINITE, _UNSEEN = 0, 1, 2
-
-
-@nb.njit(cache=True)
-def _predict_row(state, cols, vals):  # type: ignore[no-untyped-def]
-    """``(code, score, label)`` of a dict row given as its keys' columns (``-1``: unseen) and values."""
-    if not _finite(vals):
-        return _NOT_FINITE, 0.0, 0.0
-    idx, val = _gather(cols, vals)
-    score, label = kernel_predict(state, idx, val)
-    return _OK, score, label
-
-
-@nb.njit(cache=True)
-def _learn_row(state, cols, vals, y, vis, dim):  # type: ignore[no-untyped-def]
-    """Predict, announce the row's features if they differ from ``vis`` (``vis[0]``: their count, -1: none), learn."""
-    if not _finite(vals):
-        return _NOT_FINITE
-    for k in range(cols.shape[0]):
-        if cols[k] < 0:
-            return _UNSEEN
-    idx, val = _gather(cols, vals)
-    score, label = kernel_predict(state, idx, val)
-    n = idx.shape[0]
-    changed = vis[0] != n
-    if not changed:
-        for k in range(n):
-            if vis[k + 1] != idx[k]:
-                changed = True
-                break
-    if changed:
-        vis[0] = n
-        vis[1 : n + 1] = idx
-        kernel_visible(state, idx, dim)
-    kernel_learn(state, idx, val, y, score)
-    return _OK
 
 
 class OnlineLearner:
@@ -120,15 +42,13 @@ class OnlineLearner:
 
     # Slots, so that neither is an attribute of the model (saved by evofeat.io as such): _vis, the
     # dict path's last announced features (pickled through __getstate__; saved as _visible), and
-    # _entry, the compiled row functions' entry points for the current state object (see _entries).
-    __slots__ = ("__dict__", "__weakref__", "_buf", "_entry", "_vis")
+    # _buf, the dict path's scratch row (rebuilt on first use after a copy).
+    __slots__ = ("__dict__", "__weakref__", "_buf", "_vis")
 
     #: "binary" (labels -1/+1), "regression" (float) or "multiclass" (int codes).
     task: ClassVar[str] = "binary"
     #: State fields indexed by feature on their first axis.
     per_feature: ClassVar[tuple[str, ...]] = ("w",)
-    #: Whether :meth:`_make_state` builds a compiled :class:`~evofeat._core.core.Core`.
-    _compiled_core: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ parameters
     @classmethod
@@ -168,8 +88,8 @@ class OnlineLearner:
     def _check_params(self) -> None:
         """Validate parameters; raise :class:`InputError` saying what is wrong."""
 
-    def _make_state(self, capacity: int) -> NamedTuple:
-        """Empty state with room for ``capacity`` features."""
+    def _make_state(self, capacity: int) -> Core:
+        """Empty compiled state with room for ``capacity`` features."""
         raise NotImplementedError
 
     def _reset(self) -> None:
@@ -265,44 +185,6 @@ class OnlineLearner:
             out.append(v)
         return out
 
-    def _row(self, x: Mapping[Hashable, float]) -> tuple[tuple[Hashable, ...], np.ndarray]:
-        """The keys of ``x`` and its values as float64 (checked for finiteness by the compiled call)."""
-        if type(x) is not dict and not isinstance(x, Mapping):
-            raise InputError(
-                "a row must be a dict of feature name -> value",
-                expected="a dict such as {'age': 31.0}",
-                received=type(x).__name__,
-                fix="convert the row with dict(zip(names, values))",
-            )
-        keys = tuple(x)
-        try:
-            vals = _fromiter(x.values(), _F64, len(keys))
-        except (TypeError, ValueError, OverflowError):
-            vals = np.array(self._values(x), dtype=np.float64)  # raises the clear error
-        return keys, vals
-
-    def _entries(self, state: Any) -> tuple[Any, Any, Any]:
-        """``(state, learn, predict)``: the entry points of :func:`_learn_row` and :func:`_predict_row` for ``state``.
-
-        Calling a compiled function's entry point skips numba's per-call
-        typing of the arguments (a state of many arrays costs about a
-        microsecond); it is resolved once per state object (the state is
-        replaced when it grows).
-        """
-        try:
-            entry: Any = getattr(self, "_entry")  # noqa: B009 (a slot unset until first use)
-            if entry[0] is state:
-                return entry  # type: ignore[no-any-return]
-        except AttributeError:
-            pass
-        st = nb.typeof(state)
-        i1, f1 = nb.types.int64[::1], nb.types.float64[::1]
-        learn = _learn_row.compile((st, i1, f1, nb.types.float64, i1, nb.types.int64))
-        predict = _predict_row.compile((st, i1, f1))
-        entry = (state, learn, predict)
-        self._entry = entry
-        return entry
-
     def _encode_label(self, y: Any) -> float:
         if type(y) is int and (y == 1 or y == -1) and self.task == "binary":
             return float(y)
@@ -349,29 +231,7 @@ class OnlineLearner:
             return self
         if not hasattr(self, "feature_index_"):
             self._reset()
-        target = self._encode_label(y)
-        if isinstance(self._state, Core) or (self._state is None and self._compiled_core):
-            return self._learn_core(x, target)
-        keys, vals = self._row(x)
-        fi = self.feature_index_
-        state = self._state
-        if state is not None:
-            code = self._entries(state)[1](
-                state, fi.columns(keys), vals, target, self._vis, len(fi.names)
-            )
-            if code == _OK:
-                self.n_learned_ += 1
-                return self
-            if code == _NOT_FINITE:
-                self._values(x)  # raises the clear error, before any feature is added
-        elif not _finite(vals):
-            self._values(x)
-        fi.add(keys)
-        self._ensure_capacity(len(fi))
-        state = self._state
-        self._entries(state)[1](state, fi.columns(keys), vals, target, self._vis, len(fi.names))
-        self.n_learned_ += 1
-        return self
+        return self._learn_core(x, self._encode_label(y))
 
     def _row_buffer(self) -> Any:
         try:
@@ -384,7 +244,12 @@ class OnlineLearner:
         if type(x) is dict:
             return x
         if not isinstance(x, Mapping):
-            self._row(x)  # raises the clear error
+            raise InputError(
+                "a row must be a dict of feature name -> value",
+                expected="a dict such as {'age': 31.0}",
+                received=type(x).__name__,
+                fix="convert the row with dict(zip(names, values))",
+            )
         return dict(x)
 
     def _learn_core(self, x: Mapping[Hashable, float], target: float) -> OnlineLearner:
@@ -413,18 +278,12 @@ class OnlineLearner:
         state = getattr(self, "_state", None)
         if state is None:
             return None
-        if isinstance(state, Core):
-            code, score, label = _loop.predict_dict(
-                state, self._dict_row(x), self.feature_index_._lookup(), self._row_buffer()
-            )
-            if code != _loop.OK:
-                self._values(x)  # raises the clear error
-            return score, label
-        keys, vals = self._row(x)
-        code, score, label = self._entries(state)[2](state, self.feature_index_.columns(keys), vals)
-        if code != _OK:
+        code, score, label = _loop.predict_dict(
+            state, self._dict_row(x), self.feature_index_._lookup(), self._row_buffer()
+        )
+        if code != _loop.OK:
             self._values(x)  # raises the clear error
-        return float(score), float(label)
+        return score, label
 
     def predict_one(self, x: Mapping[Hashable, float]) -> Any:
         """The predicted label of ``x`` (``None`` before any learning)."""

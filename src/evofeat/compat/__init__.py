@@ -5,14 +5,11 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
-import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
 from evofeat._core import loop as _loop
-from evofeat._core.core import Core
 from evofeat.base.errors import InputError
-from evofeat.base.kernel import kernel_predict
 from evofeat.base.learner import OnlineLearner
 
 __all__ = ["DEFAULTS", "build_learner", "learner_defaults", "score_rows"]
@@ -149,31 +146,6 @@ def build_learner(
 _PREDICT_ROWS = 65536
 
 
-@nb.njit(cache=True)
-def _predict_rows(state, indptr, indices, data, out_score, out_label):  # type: ignore[no-untyped-def]
-    for i in range(out_score.shape[0]):
-        a = indptr[i]
-        b = indptr[i + 1]
-        score, label = kernel_predict(state, indices[a:b], data[a:b])
-        out_score[i] = score
-        out_label[i] = label
-
-
-def _predict_core_rows(
-    core: Core, csr: sp.csr_matrix, out_score: np.ndarray, out_label: np.ndarray
-) -> None:
-    """Rows of ``csr`` (columns in the learner's column space) through a compiled
-    :class:`~evofeat._core.core.Core`'s predict entry point (nothing is learned)."""
-    identity = {c: c for c in range(csr.shape[1])}
-    buf = _loop.RowBuffer()
-    indptr, indices, data = csr.indptr, csr.indices.tolist(), csr.data.tolist()
-    for i in range(csr.shape[0]):
-        a, b = indptr[i], indptr[i + 1]
-        _, out_score[i], out_label[i] = _loop.predict_dict(
-            core, dict(zip(indices[a:b], data[a:b], strict=True)), identity, buf
-        )
-
-
 def score_rows(
     model: OnlineLearner, X: np.ndarray | sp.csr_matrix, names: Iterable[Hashable]
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -206,10 +178,7 @@ def score_rows(
             values = dense[rows, cols]
         csr = sp.csr_matrix((values, (rows, col_map[cols])), shape=(stop - start, model._capacity))
         csr.sort_indices()
-        if isinstance(model._state, Core):
-            _predict_core_rows(model._state, csr, score[start:stop], label[start:stop])
-            continue
-        _predict_rows(
+        _loop.predict_rows(
             model._state,
             csr.indptr.astype(np.int64),
             csr.indices.astype(np.int64),

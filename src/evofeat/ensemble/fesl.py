@@ -225,8 +225,6 @@ class FESL(OnlineLearner):
         out: np.ndarray = fesl_reference(X, y, **self.get_params())
         return out
 
-    _compiled_core = True
-
     def _make_state(self, capacity: int) -> FESLCore:
         B = int(self.overlap)
         return FESLCore(

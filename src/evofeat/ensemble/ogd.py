@@ -124,8 +124,6 @@ class OGD(OnlineLearner):
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         return ogd_reference(X, y, self.lr, self.loss)
 
-    _compiled_core = True
-
     def _make_state(self, capacity: int) -> OGDCore:
         return OGDCore(w=np.zeros(capacity), loss_kind=LOSSES[self.loss], lr=float(self.lr), t=0)
 

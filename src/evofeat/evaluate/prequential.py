@@ -1,4 +1,4 @@
-"""The one prequential (test-then-train) loop, compiled once per learner."""
+"""The one prequential (test-then-train) loop: :func:`prequential` around the compiled ``evofeat._core.loop``."""
 
 from __future__ import annotations
 
@@ -6,127 +6,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import numba as nb
 import numpy as np
 
 from evofeat._core.core import Core
 from evofeat._core.loop import run_chunk, run_rows
-from evofeat.base.kernel import borrow, kernel_learn, kernel_predict, kernel_visible
 from evofeat.base.learner import OnlineLearner
 from evofeat.streams.stream import Stream
 
 __all__ = ["PrequentialResult", "log_ticks", "prequential"]
-
-
-@nb.njit(cache=True)
-def _rows(
-    state,
-    indptr,
-    indices,
-    data,
-    y,
-    seg_rows,
-    seg_indptr,
-    seg_cols,
-    seg_dim,  # type: ignore[no-untyped-def]
-    first_scored,
-    count_mistakes,
-    tick_at,
-    tick_pos,
-    curve_m,
-    curve_l,
-    base_m,
-    base_l,
-    out_label,
-    out_score,
-):
-    """Predict, announce visibility, learn, row by row; record the running totals at the curve's ticks.
-
-    ``tick_at`` are the curve's rows as chunk positions (1-based, increasing;
-    from ``tick_pos[0]`` on); ``curve_m`` / ``curve_l`` receive ``base_m`` /
-    ``base_l`` plus the chunk's running mistakes / loss of the scored rows
-    (those from ``first_scored`` on). Returns the chunk's mistakes and loss.
-    ``out_label`` / ``out_score`` get every prediction when they are not empty.
-    """
-    keep = out_label.shape[0] > 0
-    n_tick = tick_at.shape[0]
-    t = tick_pos[0]
-    k = 0
-    n_seg = seg_rows.shape[0]
-    wrong = 0
-    loss_sum = 0.0
-    for i in range(y.shape[0]):
-        a = indptr[i]
-        b = indptr[i + 1]
-        idx = indices[a:b]
-        val = data[a:b]
-        score, label = kernel_predict(state, idx, val)
-        if keep:
-            out_label[i] = label
-            out_score[i] = score
-        if k < n_seg and seg_rows[k] == i:
-            kernel_visible(state, seg_cols[seg_indptr[k] : seg_indptr[k + 1]], seg_dim[k])
-            k += 1
-        loss = kernel_learn(state, idx, val, y[i], score)
-        if i >= first_scored:
-            if count_mistakes and label != y[i]:
-                wrong += 1
-            loss_sum += loss
-        if t < n_tick and tick_at[t] == i + 1:
-            curve_m[t] = base_m + wrong
-            curve_l[t] = base_l + loss_sum
-            t += 1
-    tick_pos[0] = t
-    return wrong, loss_sum
-
-
-@nb.njit(cache=True)
-def _run_chunk(
-    state,
-    indptr,
-    indices,
-    data,
-    y,
-    seg_rows,
-    seg_indptr,
-    seg_cols,
-    seg_dim,  # type: ignore[no-untyped-def]
-    first_scored,
-    count_mistakes,
-    tick_at,
-    tick_pos,
-    curve_m,
-    curve_l,
-    base_m,
-    base_l,
-    out_label,
-    out_score,
-):
-    """:func:`_rows` on views of the state and the chunk that are not reference counted (see ``borrow``).
-
-    They are arguments of ``_rows``, so numba keeps every write to them.
-    """
-    return _rows(
-        borrow(state),
-        indptr,
-        borrow(indices),
-        borrow(data),
-        y,
-        seg_rows,
-        seg_indptr,
-        borrow(seg_cols),
-        seg_dim,
-        first_scored,
-        count_mistakes,
-        tick_at,
-        tick_pos,
-        curve_m,
-        curve_l,
-        base_m,
-        base_l,
-        out_label,
-        out_score,
-    )
 
 
 def _run_in_place(
@@ -311,8 +198,7 @@ def prequential(
     total_m = 0
     total_l = 0.0
     compute = 0.0
-    compiled = isinstance(learner._state, Core)
-    if compiled and isinstance(stream, Stream):
+    if isinstance(stream, Stream):
         total_m, total_l, compute = _run_in_place(
             learner._state, stream, col_map, seg_dim, start_eval, count_mistakes, chunk_rows,
             tick_rows, tick_pos, curve_m, curve_l, labels_all, scores_all,
@@ -321,7 +207,7 @@ def prequential(
         for ch in stream.chunks(col_map, seg_dim, size=chunk_rows):
             m = ch.y.shape[0]
             c0 = time.perf_counter()
-            wrong, loss = (run_chunk if compiled else _run_chunk)(
+            wrong, loss = run_chunk(
                 learner._state,
                 _i64(ch.indptr),
                 _i64(ch.indices),

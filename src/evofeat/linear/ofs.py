@@ -31,7 +31,6 @@ class _Budgeted(OnlineLearner):
 
     _core: ClassVar[type[OFSCore]] = OFSCore
     _algorithm: ClassVar[str] = "ofs"
-    _compiled_core = True
     per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos", "dw", "cand")
     budget: float
     budget_count: int | None

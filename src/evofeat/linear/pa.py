@@ -81,8 +81,6 @@ class PA(OnlineLearner):
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         return pa_reference(X, y, self.mode, self.C)
 
-    _compiled_core = True
-
     def _make_state(self, capacity: int) -> PACore:
         return PACore(w=np.zeros(capacity), mode=_MODES[self.mode], C=float(self.C))
 

@@ -61,8 +61,6 @@ class Perceptron(OnlineLearner):
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         return perceptron_reference(X, y, self.lr)
 
-    _compiled_core = True
-
     def _make_state(self, capacity: int) -> PerceptronCore:
         return PerceptronCore(w=np.zeros(capacity), lr=float(self.lr))
 

@@ -253,8 +253,6 @@ class STSD(OnlineLearner):
             "pass seed=0",
         )
 
-    _compiled_core = True
-
     def _make_state(self, capacity: int) -> STSDCore:
         rule, select = _MODES[self.mode]
         return STSDCore(

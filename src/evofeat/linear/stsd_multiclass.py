@@ -108,8 +108,6 @@ class STSDMulticlass(OnlineLearner):
             "pass n_classes=3",
         )
 
-    _compiled_core = True
-
     def _make_state(self, capacity: int) -> STSDMulticlassCore:
         if self.n_classes is None:
             raise InputError(

@@ -21,11 +21,11 @@ import itertools
 import math
 from collections.abc import Sequence
 
-import numba as nb
 import numpy as np
 from scipy import special, stats
 
 from evofeat.base.errors import InputError
+from evofeat.selection._fisher import fisher_search
 
 __all__ = [
     "FisherZTester",
@@ -241,8 +241,8 @@ class _ConditionalTester:
 class FisherZTester(_ConditionalTester):
     """Fisher's z-test of partial correlations given subsets of a pool.
 
-    ``compiled=True`` (default) runs the search in a numba kernel
-    (:func:`_fisher_search`) that enumerates the sets in order and stops at
+    ``compiled=True`` (default) runs the search in compiled code
+    (``evofeat.selection._fisher.fisher_search``) that enumerates the sets in order and stops at
     the first independence; ``compiled=False`` is the plain NumPy reference
     (:func:`partial_corr_batch`, one batch per size). They agree
     (``tests/test_selection.py``).
@@ -270,7 +270,7 @@ class FisherZTester(_ConditionalTester):
             return None
         C = np.asarray(self._prepare(key, pool), dtype=np.float64)
         req = -1 if require is None else pool.index(require)
-        hit = _fisher_search(C, self.n, self.cutoff, max_size, req)
+        hit = fisher_search(np.ascontiguousarray(C), self.n, self.cutoff, max_size, req)
         return tuple(pool[p] for p in hit) if hit.size else None
 
     def _prepare(self, key: int, pool: list[int]) -> object:
@@ -283,84 +283,6 @@ class FisherZTester(_ConditionalTester):
         indep = fisher_z_independent(r, self.n, sets.shape[1], self.alpha)
         hits = np.flatnonzero(indep)
         return int(hits[0]) if hits.size else None
-
-
-@nb.njit(cache=True)
-def _partial_corr_kernel(C: np.ndarray, S: np.ndarray) -> float:  # pragma: no cover - compiled
-    """Partial correlation of variables 0 and 1 given ``S`` (Schur complement, Gaussian elimination)."""
-    k = S.size
-    # augmented system D [x0 x1] = [B0 B1], D = C[S, S], Bt = C[S, 0:2]
-    M = np.empty((k, k + 2))
-    for a in range(k):
-        for b in range(k):
-            M[a, b] = C[S[a], S[b]]
-        M[a, k] = C[S[a], 0]
-        M[a, k + 1] = C[S[a], 1]
-    for col in range(k):
-        piv = col
-        for row in range(col + 1, k):
-            if abs(M[row, col]) > abs(M[piv, col]):
-                piv = row
-        if M[piv, col] == 0.0:
-            return np.nan
-        if piv != col:
-            for c in range(k + 2):
-                M[col, c], M[piv, c] = M[piv, c], M[col, c]
-        for row in range(col + 1, k):
-            f = M[row, col] / M[col, col]
-            for c in range(col, k + 2):
-                M[row, c] -= f * M[col, c]
-    X = np.empty((k, 2))
-    for rhs in range(2):
-        for row in range(k - 1, -1, -1):
-            acc = M[row, k + rhs]
-            for c in range(row + 1, k):
-                acc -= M[row, c] * X[c, rhs]
-            X[row, rhs] = acc / M[row, row]
-    a00, a01, a11 = C[0, 0], C[0, 1], C[1, 1]
-    for a in range(k):
-        a00 -= C[0, S[a]] * X[a, 0]
-        a01 -= C[0, S[a]] * X[a, 1]
-        a11 -= C[1, S[a]] * X[a, 1]
-    den = a00 * a11
-    if not den > 0.0:
-        return np.nan
-    return a01 / math.sqrt(den)
-
-
-@nb.njit(cache=True)
-def _fisher_search(
-    C: np.ndarray, n: int, cutoff: float, max_size: int, req: int
-) -> np.ndarray:  # pragma: no cover
-    """First set (pool positions, lexicographic within a size, sizes 1..max_size) giving independence.
-
-    ``C`` is the covariance of ``[x, y, pool...]``; ``req >= 0`` keeps only the
-    sets holding that position. Returns an empty array when there is none.
-    """
-    p = C.shape[0] - 2
-    for size in range(1, min(max_size, p) + 1):
-        idx = np.arange(size)
-        while True:
-            ok = req < 0
-            for a in range(size):
-                if idx[a] == req:
-                    ok = True
-            if ok:
-                r = _partial_corr_kernel(C, idx + 2)
-                dof = n - size - 3
-                if np.isnan(r) or dof <= 0:
-                    return idx.copy()
-                if abs(math.sqrt(dof) * math.atanh(min(1.0, max(-1.0, r)))) < cutoff:
-                    return idx.copy()
-            i = size - 1
-            while i >= 0 and idx[i] == p - size + i:
-                i -= 1
-            if i < 0:
-                break
-            idx[i] += 1
-            for j in range(i + 1, size):
-                idx[j] = idx[j - 1] + 1
-    return np.zeros(0, dtype=np.int64)
 
 
 class G2Tester(_ConditionalTester):
