@@ -196,3 +196,86 @@ def test_cut_short_gzip_names_the_line(tmp_path: Path) -> None:
             read(path)
         line = int(str(err.value).split("after line ")[1].split()[0])
         assert 20_000 < line <= 30_000  # the cut is near the middle of 60,000 lines
+
+
+# --------------------------------------------------------------------------- CSV
+
+
+def test_csv_says_which_column_is_the_label(tmp_path: Path) -> None:
+    from evofeat.datasets.loaders import LabelColumnWarning
+
+    path = tmp_path / "lab.csv"
+    path.write_text("label,a,b\nspam,1,2\nham,3,4\nspam,5,6\nham,7,9\n")
+    with pytest.warns(
+        LabelColumnWarning, match=r"last column \('b'.*label_column='label'.*--label-column label"
+    ):
+        load(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ds = load(path, label_column="label")
+    assert ds.classes == ["ham", "spam"] and ds.feature_names == ["a", "b"]
+
+
+def test_csv_ragged_repeated_header_and_no_features(tmp_path: Path) -> None:
+    ragged = tmp_path / "r.csv"
+    ragged.write_text("a,b,label\n1,2,0\n\n3,1\n4,5,1\n")  # too few fields on line 4
+    with pytest.raises(DataFormatError, match=r"r\.csv, line 4: 2 fields, but line 1 has 3"):
+        load(ragged)
+    spaced = tmp_path / "w.dat"
+    spaced.write_text("1 2 0\n3 4 1\n5 6\n")
+    with pytest.raises(DataFormatError, match=r"w\.dat, line 3: 2 fields"):
+        load(spaced)
+    dup = tmp_path / "d.csv"
+    dup.write_text("a,a,label\n1,2,0\n3,4,1\n")
+    with pytest.raises(DataFormatError, match=r"d\.csv, line 1: the column name 'a' appears twice"):
+        load(dup)
+    one = tmp_path / "one.csv"
+    one.write_text("y\n1\n-1\n")
+    with pytest.raises(DataFormatError, match="no feature columns"):
+        load(one)
+
+
+def test_csv_decimal_commas_are_detected(tmp_path: Path) -> None:
+    from evofeat.datasets.readers import DecimalCommaWarning
+
+    path = tmp_path / "dec.csv"
+    path.write_text("a;b;label\n1,5;2;0\n3,25;4;1\n")
+    with pytest.warns(DecimalCommaWarning, match=r"decimal commas.*'1,5' in column 'a'"):
+        ds = load(path)
+    assert ds.X.tolist() == [[1.5, 2.0], [3.25, 4.0]]
+
+
+def test_a_device_is_not_a_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(DataFormatError, match="exists but is not a regular file"):
+        load("/dev/null")
+
+
+# --------------------------------------------------------------------------- permutations
+
+
+def test_permutation_files_name_the_bad_line(tmp_path: Path) -> None:
+    from evofeat.base import InputError
+    from evofeat.streams import load_permutations
+
+    path = tmp_path / "p.txt"
+    path.write_text("1 2 3\n\n3 x 1\n")
+    with pytest.raises(InputError, match=r"line 3 of .*p\.txt is not a row order.*received 'x'"):
+        load_permutations(path, 3)
+    path.write_text("1,2,3\n\n2,3\n")
+    with pytest.raises(InputError, match=r"line 3 of .*wrong length.*received 2"):
+        load_permutations(path, 3)
+    path.write_text("1 2 3\n2 2 3\n")
+    with pytest.raises(InputError, match=r"line 2 of .*not a permutation"):
+        load_permutations(path, 3)
+    path.write_text("0 2 1\n\n2 1 0\n")  # 0-based, detected from the minimum
+    assert load_permutations(path, 3).tolist() == [[0, 2, 1], [2, 1, 0]]
+
+
+def test_n_stages_must_be_whole() -> None:
+    from evofeat.base import InputError
+    from evofeat.streams import trapezoidal_schedule
+
+    with pytest.raises(
+        InputError, match=r"number of stages: expected a whole number >= 1, received 2\.5"
+    ):
+        trapezoidal_schedule(100, 10, 2.5)  # type: ignore[arg-type]

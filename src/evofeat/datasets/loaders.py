@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,7 @@ def _load_libsvm(
                 ys.append(y)
     if not mats:
         raise DataFormatError(
-            f"{_joined(paths)} is empty: no rows of data. Expected LIBSVM lines 'label index:value "
+            f"{_joined(paths)} is empty (no rows of data). Expected LIBSVM lines 'label index:value "
             "...': the file may be an interrupted download or copy: fetch it again."
         )
     width = max(m.shape[1] for m in mats)
@@ -167,8 +168,16 @@ def _load_table(
     columns = list(frame.columns)
     label_ref = label_column if label_column is not None else opts.get("label_column", -1)
     label_pos = _column_ref(label_ref, columns, had_header, where)
+    if label_column is None and not registered:
+        _say_label_column(frame, label_pos, had_header, where)
     drop = {_column_ref(c, columns, had_header, where) for c in opts.get("id_columns", [])}
     feature_pos = [j for j in range(len(columns)) if j != label_pos and j not in drop]
+    if not feature_pos:
+        raise DataFormatError(
+            f"{where}: {len(columns)} column(s), all taken by the label"
+            f"{' and id columns' if drop else ''}: no feature columns. Expected at least one "
+            "feature column beside the label: check the separator (sep=...) or the file."
+        )
     given_names = opts.get("feature_names")
     if given_names is not None and len(given_names) != len(feature_pos):
         raise DataFormatError(
@@ -228,6 +237,35 @@ def _load_table(
             label_missing=label.missing,
         )
     return X, label.values[kept], kept, names, where
+
+
+class LabelColumnWarning(UserWarning):
+    """The label of a user's table was taken from the last column while another column holds text."""
+
+
+def _say_label_column(frame: pd.DataFrame, label_pos: int, header: bool, where: str) -> None:
+    """Warn when the default (last) label column is numeric but another column holds text labels."""
+    numeric = pd.api.types.is_numeric_dtype
+    if not numeric(frame.dtypes.iloc[label_pos]):
+        return
+    texts = [
+        j
+        for j in range(frame.shape[1])
+        if j != label_pos
+        and not numeric(frame.dtypes.iloc[j])
+        and frame.iloc[:, j].nunique() <= max(2, min(100, frame.shape[0] // 2))
+    ]
+    if not texts:
+        return
+    name = (lambda j: repr(str(frame.columns[j]))) if header else (lambda j: str(j))
+    warnings.warn(
+        f"{where}: the label is the last column ({name(label_pos)}, numbers), the default; "
+        f"column {name(texts[0])} holds text that looks like class labels. If that is the "
+        f"label, pass label_column={name(texts[0])} (evofeat run --label-column "
+        f"{str(frame.columns[texts[0]]) if header else texts[0]}).",
+        LabelColumnWarning,
+        stacklevel=3,
+    )
 
 
 def _arff_frame(data: bytes, where: str) -> tuple[pd.DataFrame, bool, dict[str, Any]]:

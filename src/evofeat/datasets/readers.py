@@ -27,6 +27,7 @@ from .errors import DataFormatError
 from .textio import BZ2_MAGIC, GZIP_MAGIC, MAX_FEATURE_INDEX, read_all, short
 
 __all__ = [
+    "DecimalCommaWarning",
     "LineMap",
     "ZeroBasedWarning",
     "libsvm_bad_line",
@@ -192,6 +193,14 @@ def read_table(
     kwargs: dict[str, Any] = dict(
         sep=pd_sep, na_filter=False, skip_blank_lines=True, engine="c", low_memory=False
     )
+    ragged = ragged_line(data, sep)
+    if ragged is not None:
+        lineno, got, first, want = ragged
+        raise DataFormatError(
+            f"{where}, line {lineno}: {got} fields, but line {first} has {want}. Expected the "
+            "same number of fields on every line: fix that line (a missing value is '?' or an "
+            "empty field between two separators)."
+        )
     try:
         if header is None:
             head = pd.read_csv(io.BytesIO(data), header=None, nrows=50, dtype=str, **kwargs)
@@ -209,7 +218,93 @@ def read_table(
         ) from err
     if frame.shape[0] == 0:
         raise DataFormatError(f"{where} has a header but no rows of data.")
+    if header:
+        _check_header(data, sep, where)
+    if sep != "," and _decimal_commas(frame):
+        warnings.warn(
+            f"{where}: numbers are written with decimal commas (e.g. "
+            f"{_decimal_commas(frame)}); read as decimal numbers. Write them with '.' to "
+            "silence this.",
+            DecimalCommaWarning,
+            stacklevel=2,
+        )
+        frame = pd.read_csv(io.BytesIO(data), header=0 if header else None, decimal=",", **kwargs)
     return frame, bool(header)
+
+
+class DecimalCommaWarning(UserWarning):
+    """Numbers with decimal commas (``1,5``) in delimited text, read as decimal numbers."""
+
+
+_DECIMAL_COMMA = r"[+-]?\d+,\d+"
+
+
+def _decimal_commas(frame: pd.DataFrame) -> str | None:
+    """An example ``column: value`` when a text column holds only decimal-comma numbers."""
+    for name in frame.columns:
+        col = frame[name]
+        if pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype):
+            continue
+        head = col.iloc[:1000].astype(str).str.strip()
+        head = head[~head.isin(("?", ""))]
+        if len(head) and bool(head.str.fullmatch(_DECIMAL_COMMA).all()):
+            return f"{head.iloc[0]!r} in column {name!r}"
+    return None
+
+
+def _check_header(data: bytes, sep: str, where: str) -> None:
+    """A repeated name in the header line is an error (pandas would rename it ``a.1``)."""
+    import csv
+
+    first = next(
+        (i, ln) for i, ln in enumerate(data.split(b"\n", 200)[:200], start=1) if ln.strip()
+    )
+    line = first[1].decode("utf-8", "replace").strip()
+    names = line.split() if sep == "whitespace" else next(csv.reader([line], delimiter=sep))
+    names = [n.strip() for n in names]
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise DataFormatError(
+                f"{where}, line {first[0]}: the column name {short(n)} appears twice in the "
+                "header. Expected unique column names: rename one of them."
+            )
+        seen.add(n)
+
+
+def ragged_line(data: bytes, sep: str) -> tuple[int, int, int, int] | None:
+    """The first line whose number of fields differs from the first line's: ``(line, fields, first line, its fields)``.
+
+    Blank lines are skipped. Text with quotes (where a separator may be
+    inside a field) is left to the parser.
+
+    >>> ragged_line(b"1,2,0\\n\\n3,4\\n", ","), ragged_line(b"1 2\\n3  4\\n", "whitespace")
+    ((3, 2, 1, 3), None)
+    """
+    if b'"' in data:
+        return None
+    if sep == "whitespace":
+        counts = [len(line.split()) for line in data.split(b"\n")]
+        lens = np.array(counts)
+        nonblank = lens > 0
+    else:
+        arr = np.frombuffer(data, dtype=np.uint8)
+        ends = np.flatnonzero(arr == 10)
+        if not len(data) or data[-1:] != b"\n":
+            ends = np.append(ends, len(data))
+        seps = np.concatenate([[0], np.cumsum(arr == ord(sep))])
+        solid = np.concatenate([[0], np.cumsum(arr > 32)])
+        starts = np.concatenate([[0], ends[:-1] + 1])
+        lens = seps[ends] - seps[starts] + 1
+        nonblank = (solid[ends] - solid[starts]) > 0
+    rows = np.flatnonzero(nonblank)
+    if rows.size == 0:
+        return None
+    want = lens[rows[0]]
+    bad = rows[lens[rows] != want]
+    if bad.size == 0:
+        return None
+    return int(bad[0]) + 1, int(lens[bad[0]]), int(rows[0]) + 1, int(want)
 
 
 class ZeroBasedWarning(UserWarning):

@@ -26,7 +26,7 @@ from typing import Any
 
 import platformdirs
 
-from .errors import DataNotFoundError, UnknownDatasetError
+from .errors import DataFormatError, DataNotFoundError, UnknownDatasetError
 
 __all__ = [
     "DATA_DIR",
@@ -471,6 +471,12 @@ def find(name: str | os.PathLike[str]) -> list[Path]:
     """
     target = resolve(name)
     if isinstance(target, Path):
+        if target.exists() and not target.is_file():
+            raise DataFormatError(
+                f"{target} exists but is not a regular file (a folder, device, socket or pipe); "
+                "expected a data file. Copy the data into a file (JSON Lines can also be piped "
+                "in: --dataset -)."
+            )
         if not target.is_file():
             raise DataNotFoundError(
                 f"no such file: {target} (resolved to {target.resolve()}). Pass the path of an "

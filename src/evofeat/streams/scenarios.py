@@ -73,12 +73,12 @@ def trapezoidal_schedule(
     >>> trapezoidal_schedule(1000, 24, 4, layout="original-code", fractions=[0.1, 0.4, 0.7, 1.0])
     (array([  0, 500, 750]), array([ 2,  9, 16]))
     """
-    if n_stages < 1:
+    if isinstance(n_stages, bool) or not isinstance(n_stages, int | np.integer) or n_stages < 1:
         raise InputError(
-            "n_stages must be at least 1",
-            expected="an integer >= 1",
-            received=str(n_stages),
-            fix="pass n_stages=10",
+            "n_stages is the number of stages",
+            expected="a whole number >= 1",
+            received=repr(n_stages),
+            fix="pass n_stages=10 (or fractions=... for stages of unequal length)",
         )
     K = n_stages if fractions is None else len(fractions)
     fr = np.arange(1, K + 1) / K if fractions is None else np.asarray(fractions, dtype=float)
