@@ -255,6 +255,8 @@ def test_experiment_cells_run() -> None:
     res = PAPER.run_cell(
         Cell("table4", "colon", "ofs", {"budget": 0.02, "preprocess": "zscore+unit-norm"}, 0)
     )
-    assert res["n_rows"] == 62 and 0 <= res["mistakes"] <= 62
+    assert res["n_rows"] == 62
+    # against the paper (Table 4, Colon, rho = 0.02, OFS: mistake rate .325 +- .053), one run
+    assert abs(res["mistakes"] / 62 - 0.325) <= 3 * 0.053, res["mistakes"]
     sel = PAPER.run_cell(Cell("table5", "colon", "ofs", {"preprocess": "zscore+unit-norm"}, 0))
     assert len(sel["knn_error"]) == len(sel["fractions"]) == 7
