@@ -120,7 +120,7 @@ def main() -> None:
         f"PA-I over the first N rows of a synthetic LIBSVM file ({records[-1]['features']} features, "
         f"10 non-zeros a row, {data.stat().st_size / 2**20:.0f} MiB of text) read by `LibsvmStream` "
         "(default 4 MiB blocks, 65536-row chunks), each N in a fresh Python process; peak RSS is "
-        "`ru_maxrss` of that process (interpreter, NumPy/SciPy/scikit-learn/numba imports included).",
+        "`ru_maxrss` of that process (interpreter, NumPy/SciPy/scikit-learn imports included).",
         "",
         "| rows | peak RSS (MiB) | seconds | rows/s | accuracy |",
         "|---:|---:|---:|---:|---:|",

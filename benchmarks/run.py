@@ -13,7 +13,7 @@ fresh model, the median reported. Sections:
 ``table8``
     OFS on covtype (B = round(0.1 d)), 20 permutations, joblib on two cores.
 ``startup``
-    ``evofeat demo`` with an empty numba cache (cold) and with the cache (warm).
+    ``evofeat demo`` twice in fresh processes after the install (cold, then warm).
 
 Writes ``benchmarks/results/speed.md`` and ``speed.json`` (``--quick``: small
 sizes, one run each, written under ``benchmarks/data/`` instead) and prints
@@ -86,7 +86,7 @@ def machine() -> dict[str, Any]:
         "evofeat",
         "numpy",
         "scipy",
-        "numba",
+        "Cython",
         "scikit-learn",
         "river",
         "vowpalwabbit",

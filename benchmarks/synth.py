@@ -34,7 +34,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
@@ -61,26 +60,18 @@ def _labels(score: np.ndarray, rng: np.random.Generator, threshold: float = 0.0)
     return np.where(flip, -y, y).astype(np.int64)
 
 
-@nb.njit(cache=True)
-def _zipf_rows(n, d, nnz, cdf, perm, seed):  # type: ignore[no-untyped-def]
+def _zipf_rows(n: int, d: int, nnz: int, cdf: np.ndarray, perm: np.ndarray, seed: int) -> np.ndarray:
     """``n`` rows of ``nnz`` distinct columns drawn from ``cdf`` (by rank), mapped through ``perm``."""
-    np.random.seed(seed)  # noqa: NPY002 (numba's compiled generator)
-    indices = np.empty(n * nnz, np.int64)
-    stamp = np.full(d, -1, np.int64)
-    for i in range(n):
-        k = 0
-        while k < nnz:
-            r = np.searchsorted(cdf, np.random.random() * cdf[-1], side="right")  # noqa: NPY002
-            if r >= d:
-                r = d - 1
-            c = perm[r]
-            if stamp[c] == i:
-                continue
-            stamp[c] = i
-            indices[i * nnz + k] = c
-            k += 1
-        indices[i * nnz : (i + 1) * nnz].sort()
-    return indices
+    import sys
+
+    import pyximport
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    pyximport.install(language_level=3, inplace=False)
+    from _synth import zipf_rows  # benchmarks/_synth.pyx, compiled on first use
+
+    return zipf_rows(n, d, nnz, np.ascontiguousarray(cdf, dtype=np.float64),
+                     np.ascontiguousarray(perm, dtype=np.int64), seed)  # fmt: skip
 
 
 def _build(name: str) -> tuple[Any, np.ndarray]:
