@@ -206,8 +206,11 @@ cdef class RANDCore(OFSCore):
 cdef class OFSPCore(OFSCore):
     """OFS_P: OFS's step on the importance-weighted attributes drawn for row ``t``.
 
-    ``vis[:n_visible]``: the visible columns; ``flag`` / ``pick``: scratch marks of
-    the attributes drawn for a row; ``epsilon``: the probability of exploring.
+    ``vis[:n_visible]``: the visible columns; ``epsilon``: the probability of exploring.
+    ``flag`` marks the attributes drawn for row ``marked`` (-1: none), listed in
+    ``pick[:n_marked]``: a prediction draws them and the update of the same row reuses
+    them (the draws depend on the seed, the row and the visible set only), so an
+    exploration row costs one draw of B attributes, not two.
     """
 
     cdef public int8_t[::1] flag
@@ -217,15 +220,19 @@ cdef class OFSPCore(OFSCore):
     cdef public int64_t t
     cdef public int64_t seed
     cdef public double epsilon
+    cdef public int64_t marked
+    cdef public int64_t n_marked
 
-    _fields = OFSCore._fields + ("flag", "vis", "pick", "n_visible", "t", "seed", "epsilon")
+    _fields = OFSCore._fields + (
+        "flag", "vis", "pick", "n_visible", "t", "seed", "epsilon", "marked", "n_marked",
+    )
 
-    cdef int64_t mark_random(self) noexcept:
-        """Mark ``min(B, n_visible)`` visible columns drawn uniformly (Floyd's algorithm).
+    cdef void mark_random(self) noexcept:
+        """Mark ``min(B, n_visible)`` visible columns drawn uniformly for row t (Floyd's algorithm).
 
-        Sets ``flag[c] = 1`` for each drawn column, lists them in ``pick``; returns how many.
-        (O(B) draws: the seed and the row are read into locals first, so the compiler
-        mixes them once, not once a draw.)
+        Sets ``flag[c] = 1`` for each drawn column and lists them in ``pick``. (O(B) draws:
+        the seed and the row are read into locals first, so the compiler mixes them once,
+        not once a draw.)
         """
         cdef int8_t* flag = &self.flag[0]
         cdef int64_t* pick = &self.pick[0]
@@ -241,29 +248,33 @@ cdef class OFSPCore(OFSCore):
                 c = vis[j]
             flag[c] = 1
             pick[i] = c
-        return k
+        self.marked = self.t
+        self.n_marked = k
 
-    cdef inline void clear_marks(self, int64_t k) noexcept:
+    cdef void unmark(self) noexcept:
         """Undo :meth:`mark_random`."""
         cdef int8_t* flag = &self.flag[0]
         cdef const int64_t* pick = &self.pick[0]
         cdef int64_t i
-        for i in range(k):
+        for i in range(self.n_marked):
             flag[pick[i]] = 0
+        self.n_marked = 0
+        self.marked = -1
 
     cdef double observe(self, const int64_t* idx, const double* val, Py_ssize_t n,
-                        bint* explore, int64_t* k) noexcept:
-        """Draw row t's attributes (marked in ``flag``); return the score on them."""
+                        bint* explore) noexcept:
+        """Draw row t's attributes (marked in ``flag``) unless marked already; the score on them."""
         cdef double s = 0.0
         cdef const int8_t* flag
         cdef const double* v
         cdef Py_ssize_t j
         if not draw_uniform(<uint64_t> self.seed, <uint64_t> self.t, 0) < self.epsilon:
             explore[0] = False
-            k[0] = 0
             return self.scale * dot(&self.v[0], idx, val, n)
         explore[0] = True
-        k[0] = self.mark_random()
+        if self.marked != self.t:
+            self.unmark()
+            self.mark_random()
         flag = &self.flag[0]
         v = &self.v[0]
         for j in range(n):
@@ -274,14 +285,14 @@ cdef class OFSPCore(OFSCore):
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
         cdef bint explore
-        cdef int64_t k
-        cdef double s = self.observe(idx, val, n, &explore, &k)
-        self.clear_marks(k)
+        cdef double s = self.observe(idx, val, n, &explore)
         label[0] = self.label_of(s)
         return s
 
     cdef int visible(self, const int64_t* cols, Py_ssize_t n, Py_ssize_t dim) except -1:
+        """B, and the visible columns (marks drawn from the previous ones are dropped)."""
         OFSCore.visible(self, cols, n, dim)
+        self.unmark()
         cdef int64_t* vis = &self.vis[0]
         cdef Py_ssize_t j
         for j in range(n):
@@ -293,8 +304,7 @@ cdef class OFSPCore(OFSCore):
                       double y, double score) noexcept:
         """The same draw as the prediction; each observed value divided by its probability."""
         cdef bint explore, held, seen
-        cdef int64_t k
-        cdef double s = self.observe(idx, val, n, &explore, &k)
+        cdef double s = self.observe(idx, val, n, &explore)
         cdef double margin = y * s, eps = self.epsilon, q_explore = 0.0, q, r
         cdef WeightVector wv = self.weights()
         cdef const double* v = wv.v
@@ -313,6 +323,6 @@ cdef class OFSPCore(OFSCore):
                 q = q_explore + (1.0 - eps) * (1.0 if held else 0.0)
                 dw[j] = self.lr * y * val[j] / q if seen else 0.0
             self.step(idx, n)
-        self.clear_marks(k)
+        self.unmark()
         self.t += 1
         return fmax0(0.0, 1.0 - margin)

@@ -117,6 +117,8 @@ class OFSP(_Step):
             "t": 0,
             "seed": int(self.seed),
             "epsilon": float(self.epsilon),
+            "marked": -1,
+            "n_marked": 0,
         }
 
 
