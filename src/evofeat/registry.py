@@ -46,6 +46,8 @@ ONLINE: dict[str, str] = {
     "nogd": "evofeat.ensemble.fesl",
     "rogd-u": "evofeat.ensemble.fesl",
     "rogd-f": "evofeat.ensemble.fesl",
+    "ftrl": "evofeat.linear.ftrl",
+    "adagrad": "evofeat.linear.adagrad",
     "stsd-multiclass": "evofeat.linear.stsd_multiclass",
     "pa-multiclass": "evofeat.linear.stsd_multiclass",
     "stsd-regressor": "evofeat.linear.stsd_regression",

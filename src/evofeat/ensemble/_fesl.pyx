@@ -13,6 +13,7 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
 
 from evofeat._core.core cimport Core
+from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
 from evofeat._core.rng cimport GOLDEN, peek_uniform
 from evofeat._core.safe cimport (
     MAX, NORMAL, exponent, fmax0, safe_axpy, safe_dot, safe_dotn, saturate, sign_label, unscale,
@@ -27,39 +28,6 @@ cdef double BIG = 2.0 ** 100
 cdef double SMALL = 2.0 ** -100
 #: a loss entering the ensemble weights is capped here; cumulative losses stay below 2 LCAP.
 cdef double LCAP = 2.0 ** 1000
-
-
-cdef inline double c_loss_value(int kind, double f, double y) noexcept nogil:
-    """Logistic ``ln(1 + exp(-y f))`` (computed stably) or square ``(y - f)^2``."""
-    cdef double m, d
-    if kind == 0:
-        m = -y * f
-        if m > 0.0:
-            return m + log1p(exp(-m))
-        return log1p(exp(m))
-    d = y - f
-    return d * d
-
-
-cdef inline double c_loss_slope(int kind, double f, double y) noexcept nogil:
-    """The derivative of :func:`loss_value` in ``f``: ``-y sigmoid(-y f)`` or ``-2 (y - f)``."""
-    cdef double m, s, e
-    if kind == 0:
-        m = -y * f
-        if m >= 0.0:
-            s = 1.0 / (1.0 + exp(-m))
-        else:
-            e = exp(m)
-            s = e / (1.0 + e)
-        return -y * s
-    return -2.0 * (y - f)
-
-
-cdef inline double label_of(int kind, double f) noexcept nogil:
-    """The sign of ``f`` (0 predicts -1), or ``f`` itself for the square loss."""
-    if kind == 0:
-        return sign_label(f)
-    return f
 
 
 def loss_value(int kind, double f, double y):

@@ -1,0 +1,121 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The per-coordinate adaptive learners' math (see :mod:`evofeat.linear.ftrl` and :mod:`evofeat.linear.adagrad`).
+
+Each coordinate's state is touched only when its feature is in the row, so
+an absent feature keeps its state and an unseen one starts at zero.
+"""
+
+from libc.math cimport fabs, sqrt
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, realloc
+
+from evofeat._core.core cimport Core
+from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
+from evofeat._core.safe cimport MAX, safe_dot, safe_dotn, saturate
+
+
+cdef inline double ftrl_weight(double z, double n, double alpha, double beta, double l1,
+                               double l2) noexcept nogil:
+    """McMahan et al. (2013), Algorithm 1: ``w = -(z - sgn(z) l1) / ((beta + sqrt(n)) / alpha + l2)``, 0 if ``|z| <= l1``."""
+    if fabs(z) <= l1:
+        return 0.0
+    cdef double d = (beta + sqrt(n)) / alpha + l2
+    if not d > 0.0:  # beta = l2 = 0 and n = 0 (a gradient whose square underflowed)
+        return 0.0
+    return saturate(-(z - (l1 if z > 0.0 else -l1)) / d)
+
+
+cdef class FTRLCore(Core):
+    """FTRL-Proximal: ``z`` and ``n`` per feature; ``alpha``, ``beta``, ``l1``, ``l2``; the loss code ``loss_kind``."""
+
+    cdef public double[::1] z
+    cdef public double[::1] n
+    cdef public double alpha, beta, l1, l2
+    cdef public int loss_kind
+    cdef double* wbuf  # the row's lazy weights (scratch, not state)
+    cdef Py_ssize_t wcap
+
+    _fields = ("z", "n", "alpha", "beta", "l1", "l2", "loss_kind")
+
+    def __dealloc__(self):
+        free(self.wbuf)
+
+    cdef double* weights(self, const int64_t* idx, Py_ssize_t m) noexcept:
+        """The row's weights from ``z`` and ``n`` into the scratch buffer (NULL if it cannot grow)."""
+        cdef double* grown
+        if m > self.wcap:
+            grown = <double*> realloc(self.wbuf, m * sizeof(double))
+            if grown == NULL:
+                return NULL
+            self.wbuf = grown
+            self.wcap = m
+        cdef Py_ssize_t k
+        cdef int64_t i
+        for k in range(m):
+            i = idx[k]
+            self.wbuf[k] = ftrl_weight(self.z[i], self.n[i], self.alpha, self.beta, self.l1,
+                                       self.l2)
+        return self.wbuf
+
+    cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t m,
+                        double* label) noexcept:
+        cdef double s = 0.0
+        cdef double* w
+        if m > 0:
+            w = self.weights(idx, m)
+            if w != NULL:
+                s = safe_dotn(w, val, m)
+        label[0] = label_of(self.loss_kind, s)
+        return s
+
+    cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t m,
+                      double y, double score) noexcept:
+        cdef double slope = c_loss_slope(self.loss_kind, score, y)
+        cdef double loss = c_loss_value(self.loss_kind, score, y)
+        if not fabs(slope) <= MAX:  # the square loss of a saturated score: no step
+            return loss
+        cdef Py_ssize_t k
+        cdef int64_t i
+        cdef double g, w, n_new, sigma
+        for k in range(m):
+            i = idx[k]
+            g = saturate(slope * val[k])
+            w = ftrl_weight(self.z[i], self.n[i], self.alpha, self.beta, self.l1, self.l2)
+            n_new = saturate(self.n[i] + g * g)
+            sigma = saturate((sqrt(n_new) - sqrt(self.n[i])) / self.alpha)
+            self.z[i] = saturate(self.z[i] + saturate(g - saturate(sigma * w)))
+            self.n[i] = n_new
+        return loss
+
+
+cdef class AdaGradCore(Core):
+    """Diagonal AdaGrad OGD: ``w`` and ``G`` (sum of squared gradients) per feature; ``lr``, ``eps``, ``loss_kind``."""
+
+    cdef public double[::1] w
+    cdef public double[::1] G
+    cdef public double lr, eps
+    cdef public int loss_kind
+
+    _fields = ("w", "G", "lr", "eps", "loss_kind")
+
+    cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t m,
+                        double* label) noexcept:
+        cdef double s = safe_dot(&self.w[0], idx, val, m)
+        label[0] = label_of(self.loss_kind, s)
+        return s
+
+    cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t m,
+                      double y, double score) noexcept:
+        cdef double slope = c_loss_slope(self.loss_kind, score, y)
+        cdef double loss = c_loss_value(self.loss_kind, score, y)
+        if not fabs(slope) <= MAX:  # the square loss of a saturated score: no step
+            return loss
+        cdef Py_ssize_t k
+        cdef int64_t i
+        cdef double g
+        for k in range(m):
+            i = idx[k]
+            g = saturate(slope * val[k])
+            self.G[i] = saturate(self.G[i] + g * g)
+            self.w[i] = saturate(self.w[i] - saturate(self.lr * (g / sqrt(self.eps + self.G[i]))))
+        return loss
