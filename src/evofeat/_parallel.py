@@ -170,4 +170,19 @@ def imap_unordered(
                 raise KeyboardInterrupt
     finally:
         if futures:  # Ctrl-C, an error, or the caller stopped early: no work left running
-            executor.shutdown(wait=True, kill_workers=True)
+            _stop(executor)
+
+
+def _stop(executor: Any) -> None:
+    """End the workers now (their cells are lost anyway) and let loky clean up quietly.
+
+    Killing them first lets loky's manager thread see a broken pool and tidy
+    up (``shutdown(kill_workers=True)`` with work queued races inside loky
+    and prints a traceback and leaked-semaphore warnings).
+    """
+    for proc in list(getattr(executor, "_processes", {}).values()):
+        try:
+            proc.kill()
+        except (OSError, AttributeError):  # already gone
+            pass
+    executor.shutdown(wait=True)
