@@ -304,3 +304,20 @@ def test_pa_round_trip_still_works(tmp_path: Path) -> None:
     model = _trained(PA())
     loaded = io.load(io.save(model, tmp_path / "m.npz"), expected="pa-i")
     assert loaded.coef_ == model.coef_
+
+
+def test_a_member_declaring_an_impossible_ratio_is_refused(
+    saved: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A central directory claiming 2 GB from a few bytes (beyond deflate's ~1032:1) is a bomb."""
+    import struct
+
+    data = bytearray(saved.read_bytes())
+    name_at = data.index(b"state.v.npy", data.index(b"PK\x01\x02"))
+    at = data.rindex(b"PK\x01\x02", 0, name_at)  # the directory entry of state.v.npy
+    struct.pack_into("<I", data, at + 24, 2_000_000_000)  # its uncompressed size
+    saved.write_bytes(bytes(data))
+    opened = _opened(monkeypatch)
+    with pytest.raises(InputError, match="inflates too much .*at most 1100 times"):
+        io.load(saved)
+    assert opened == []
