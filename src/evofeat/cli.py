@@ -840,7 +840,8 @@ def compare(
     _print_compare(result)
 
 
-def _offset(step: Callable[[int, int], None], base: int) -> Callable[[int, int], None]:
+def _offset(step: Callable[..., None], base: int) -> Callable[[int, int], None]:
+    """``step`` called with ``base + done``: one learner's repeats within all of them."""
     return lambda done, total: step(base + done)
 
 
@@ -1045,12 +1046,13 @@ def demo(out: str, repeats: int) -> None:
     """
     from evofeat.demo import DEMO_DATASETS, DEMO_LEARNERS, run_demo
 
+    errors: tuple[type[BaseException], ...] = (*_user_errors(), OSError)
     try:
         _check_writable(Path(out))
         total = len(DEMO_DATASETS) * len(DEMO_LEARNERS) * repeats
         with _progress(total, "demo", "run") as step:
             text = run_demo(Path(out), repeats=repeats, progress=step)
-    except (*_user_errors(), OSError) as exc:
+    except errors as exc:
         _fail(exc)
         return
     click.echo(text)
