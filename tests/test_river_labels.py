@@ -79,6 +79,7 @@ def test_regression_learners_are_regressors_and_stay_stable_on_trump_approval() 
         assert mae.get() < 1.0, f"{name}: ratings of 40-50 points tracked within a point"
     assert to_river("ogd", {"loss": "square"}).learner_.lr == 0.05, "the regression step size"
     assert to_river("ogd", {"loss": "square", "lr": 0.2}).learner_.lr == 0.2, "a given lr is kept"
+    assert to_river("adagrad", {"loss": "square"}).learner_.lr == 0.1, "AdaGrad keeps its own"
 
 
 def test_divergence_is_reported() -> None:

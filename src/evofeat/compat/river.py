@@ -329,13 +329,17 @@ def _grow_classes(learner: OnlineLearner, n_classes: int) -> None:
 def _safe_lr(
     learner: str | OnlineLearner | None, params: Mapping[str, Any] | None
 ) -> Mapping[str, Any] | None:
-    """``params`` with the regression step size of :data:`evofeat.compat.DEFAULTS` when a named
-    learner that has an ``lr`` is given none (its own default, 1, suits the logistic loss only)."""
+    """``params`` with the regression step size of :data:`evofeat.compat.DEFAULTS` for a named
+    learner of the OGD family (OGD and FESL's learners) on the square loss given no ``lr``: their
+    default ``lr=1`` (the FESL paper's ``c = 1``) suits the logistic loss, and the square loss's
+    gradient grows with the residual."""
+    from evofeat.registry import ONLINE
+
     if not isinstance(learner, str) or (params and "lr" in params):
         return params
-
     names = learner_defaults(learner, ("regression",))
-    if "lr" not in names or (params or {}).get("loss", names.get("loss")) != "square":
+    family = ONLINE.get(learner) == ONLINE["ogd"]
+    if not family or (params or {}).get("loss", names.get("loss")) != "square":
         return params
     return {**(params or {}), "lr": DEFAULTS["regression"][1]["lr"]}
 
