@@ -157,6 +157,22 @@ def fmt(name: str, alg: str, vals: list[int]) -> str:
     return f"{m:,.0f} ± {s:,.0f} | {(m - mu) / sd:+.1f}"
 
 
+def ofs_grid(name: str, X: np.ndarray, y: np.ndarray, orders: list[np.ndarray], bs: str) -> None:
+    """OFS's mistakes over its step eta, its lambda (the ball's radius 1/sqrt(lambda)) and B."""
+    d = X.shape[1]
+    budgets = (
+        [int(b) for b in bs.split(",")] if bs else [max(1, int(np.floor(0.1 * d + 0.5))), d // 2, d]
+    )
+    print(f"\n## {name}: OFS (zscore+unit-norm, with the shrink) over eta, lambda, B\n")
+    print("| eta | lambda | " + " | ".join(f"B = {b} | z" for b in budgets) + " |")
+    print("| --- | --- |" + " --- | --- |" * len(budgets))
+    for eta, lam in ((0.2, 0.01), (0.2, 1e-4), (1.5, 1e-4), (1.0, 0.01), (0.05, 0.01), (0.2, 1.0)):
+        cells = [
+            fmt(name, "OFS", [ofs(X, y, o, B, eta, lam, True) for o in orders]) for B in budgets
+        ]
+        print(f"| {eta} | {lam:g} | " + " | ".join(cells) + " |", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument(
@@ -167,11 +183,15 @@ def main(argv: list[str] | None = None) -> int:
         "--preps", default="zscore+unit-norm,unit-norm,raw", help="preprocessings tried"
     )
     ap.add_argument("--bs", default="", help="budgets of the B table (default: 1..d)")
+    ap.add_argument("--ofs-grid", action="store_true", help="instead: OFS over eta, lambda and B")
     args = ap.parse_args(argv)
     for name in args.data.split(","):
         X0, y = load(name)
         n, d = X0.shape
         orders = [np.random.default_rng(r).permutation(n) for r in range(args.perms)]
+        if args.ofs_grid:
+            ofs_grid(name, preprocess(X0, "zscore+unit-norm", False), y, orders, args.bs)
+            continue
         B0 = max(1, int(np.floor(0.1 * d + 0.5)))
         print(
             f"\n## {name}: {n} rows, d = {d}, B = round(0.1 d) = {B0}, {args.perms} permutations\n"
