@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy import stats
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_array
@@ -30,6 +29,7 @@ from evofeat.selection.citests import (
     correlations,
     encode,
     fisher_z_independent,
+    g2_test,
     mutual_info_many,
     standardize,
     symmetric_uncertainty_many,
@@ -40,7 +40,6 @@ __all__ = [
     "StreamingSelector",
     "check_choice",
     "check_range",
-    "g2_test",
     "marginal_association",
 ]
 
@@ -69,27 +68,8 @@ def marginal_association(
         su = symmetric_uncertainty_many(y, X)
         return su, su > 0
     mi = mutual_info_many(y, X)
-    p = np.array([g2_test(X[:, j], y)[1] for j in range(X.shape[1])])
+    p = np.array([g2_test(X[:, j], y)[2] for j in range(X.shape[1])])
     return mi, p <= alpha
-
-
-def g2_test(x: np.ndarray, y: np.ndarray) -> tuple[float, float, int]:
-    """The G^2 (log-likelihood ratio) test of independence of two discrete columns.
-
-    ``(G, p, dof)`` from SciPy's ``chi2_contingency(..., lambda_="log-likelihood")``
-    on their contingency table of observed levels, without Yates' correction:
-    ``G = 2 n ln 2 I(x; y)`` (``I`` in bits), ``dof = (|x| - 1)(|y| - 1)``,
-    ``p = 1`` when a column has one level.
-
-    >>> g, p, dof = g2_test(np.array([0, 0, 1, 1] * 5), np.array([0, 0, 1, 1] * 5))
-    >>> round(g, 3), p < 1e-4, dof
-    (27.726, True, 1)
-    """
-    table = stats.contingency.crosstab(x, y).count
-    if min(table.shape) < 2:
-        return 0.0, 1.0, 0
-    res = stats.chi2_contingency(table, correction=False, lambda_="log-likelihood")
-    return float(res.statistic), float(res.pvalue), int(res.dof)
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
