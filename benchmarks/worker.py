@@ -120,7 +120,7 @@ def run_evofeat(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, Any]:
         if _enough(res):
             break
     st = model._state
-    res["state_mib"] = sum(getattr(st, f).nbytes for f in st._fields) / 2**20
+    res["state_mib"] = sum(np.asarray(a).nbytes for a in st) / 2**20
     return res
 
 
@@ -151,7 +151,7 @@ def run_evofeat_dict(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, A
         if _enough(res):
             break
     st = model._state
-    res["state_mib"] = sum(getattr(st, f).nbytes for f in st._fields) / 2**20
+    res["state_mib"] = sum(np.asarray(a).nbytes for a in st) / 2**20
     return res
 
 
