@@ -930,7 +930,7 @@ def _print_compare(result: dict[str, Any]) -> None:
         f"{', '.join(s['learner'] for s in result['learners'])} on {result['dataset']} "
         f"({result['scenario']}, {n} repeats, the same row orders for every learner)"
     )
-    width = max(len(s["learner"]) for s in result["learners"]) + 2
+    width = max(len("learner"), *(len(s["learner"]) for s in result["learners"])) + 2
     key = "cumulative_loss" if metric == "cumulative_loss" else "mistakes"
     head = "total loss" if key == "cumulative_loss" else "mistakes"
     click.echo(f"  {'learner':<{width}} {head:<20} {'accuracy':<18} t W/T/L  Wilcoxon W/T/L")

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["paired_outcome", "paired_tests"]
 
 
 def paired_tests(
-    a: Sequence[float], b: Sequence[float], *, alpha: float = 0.05, higher_is_better: bool = True
+    a: ArrayLike, b: ArrayLike, *, alpha: float = 0.05, higher_is_better: bool = True
 ) -> dict[str, Any]:
     """Paired t-test and Wilcoxon signed-rank test of ``a`` against ``b`` (same runs, in order).
 
@@ -56,7 +56,7 @@ def paired_tests(
 
 
 def paired_outcome(
-    a: Sequence[float], b: Sequence[float], *, alpha: float = 0.05, higher_is_better: bool = True
+    a: ArrayLike, b: ArrayLike, *, alpha: float = 0.05, higher_is_better: bool = True
 ) -> str:
     """``"win"``, ``"tie"`` or ``"loss"`` of ``a`` against ``b`` by a paired t-test (:func:`paired_tests`).
 
@@ -65,6 +65,6 @@ def paired_outcome(
     >>> paired_outcome([1, 2, 3], [1, 2, 3])
     'tie'
     """
-    if len(a) < 2:  # one run: no test, no verdict
+    if np.size(a) < 2:  # one run: no test, no verdict
         return "tie"
     return str(paired_tests(a, b, alpha=alpha, higher_is_better=higher_is_better)["t_outcome"])

@@ -207,24 +207,17 @@ class Pair:
     pvalues: tuple[float, float] = field(init=False, default=(math.nan, math.nan))
 
     def outcomes(self) -> tuple[str, str]:
-        """Win / tie / loss of ``method`` against ``baseline``: (paired t-test, Wilcoxon signed-rank)."""
-        from scipy.stats import ttest_rel, wilcoxon
+        """Win / tie / loss of ``method`` against ``baseline``: (paired t-test, Wilcoxon signed-rank).
 
-        a, b = np.asarray(self.ours, float), np.asarray(self.theirs, float)
-        d = a - b
-        if a.size < 2 or not np.any(d):
-            self.pvalues = (1.0, 1.0)
-            return "tie", "tie"
-        sign = d.mean() > 0 if self.higher_is_better else d.mean() < 0
-        if np.allclose(d, d[0]):  # a constant difference: no variance to test against
-            pt = 0.0
-        else:
-            pt = float(ttest_rel(a, b).pvalue)
-        pw = float(wilcoxon(a, b, zero_method="zsplit").pvalue)
-        self.pvalues = (pt, pw)
-        return tuple(  # type: ignore[return-value]
-            ("win" if sign else "loss") if p < self.alpha else "tie" for p in (pt, pw)
+        The tests are :func:`evofeat.evaluate.stats.paired_tests` (also behind ``evofeat compare``).
+        """
+        from evofeat.evaluate.stats import paired_tests
+
+        t = paired_tests(
+            self.ours, self.theirs, alpha=self.alpha, higher_is_better=self.higher_is_better
         )
+        self.pvalues = (t["t_pvalue"], t["wilcoxon_pvalue"])
+        return t["t_outcome"], t["wilcoxon_outcome"]
 
 
 def paired_section(pairs: Sequence[Pair]) -> str:
