@@ -205,10 +205,12 @@ cdef class FESLCore(Core):
     space is visible (``v_cur``, ``v_next``). ``rng``: the SplitMix64 state of
     FESL-s's draws. Parameters: ``method``, ``loss_kind``, ``lr``,
     ``horizon`` (0: anytime), ``ridge``, ``clock`` (0 global, 1 restart at a
-    switch).
+    switch), ``base`` (0: the model learned on the current space takes OGD
+    steps; 1: diagonal AdaGrad steps ``lr g / sqrt(eps + G)``, ``G`` its
+    per-feature sum of squared gradients), ``eps``.
     """
 
-    cdef public double[::1] w
+    cdef public double[::1] w, G
     cdef public int64_t[::1] space
     cdef public double[:, ::1] buf_a, buf_p, h_a, k_p, g_p, c_p
     cdef public double[::1] r_a, v_p
@@ -216,7 +218,8 @@ cdef class FESLCore(Core):
     cdef public int64_t cur, dim, switches, n_a, n_p, t, t_p, v_cur, v_next
     cdef public uint64_t rng
     cdef public int method, loss_kind, clock
-    cdef public double lr, horizon, ridge
+    cdef public double lr, horizon, ridge, eps
+    cdef public int base
     # scratch (not state): projections of a row through the stored rows, and a rescaled row
     cdef double[::1] q1, q2, q3, q4
     cdef double* xs
@@ -226,7 +229,7 @@ cdef class FESLCore(Core):
         "w", "space", "buf_a", "buf_p", "h_a", "r_a", "k_p", "g_p", "c_p", "v_p",
         "alpha1", "alpha2", "loss1", "loss2",
         "cur", "dim", "switches", "n_a", "n_p", "t", "t_p", "v_cur", "v_next",
-        "rng", "method", "loss_kind", "lr", "horizon", "ridge", "clock",
+        "rng", "method", "loss_kind", "lr", "horizon", "ridge", "clock", "G", "base", "eps",
     )
 
     def __cinit__(self, *args, **kwargs):
@@ -438,6 +441,40 @@ cdef class FESLCore(Core):
             if self.space[idx[k]] == cur:
                 self.w[idx[k]] = saturate(self.w[idx[k]] + a * val[k])
 
+    cdef void step_model(self, double tau, double slope, const int64_t* idx, const double* val,
+                         Py_ssize_t n) noexcept:
+        """The step of the model learned on the current space: OGD (``w -= tau slope x``) or AdaGrad (``base`` 1)."""
+        if self.base == 0:
+            self.step_new(-tau * slope, idx, val, n)
+            return
+        if not fabs(slope) <= MAX:
+            return
+        cdef double* grown
+        if n > self.xs_cap:
+            grown = <double*> realloc(self.xs, max(n, 8) * sizeof(double))
+            if grown is NULL:
+                return  # no memory: no step
+            self.xs = grown
+            self.xs_cap = max(n, 8)
+        cdef int64_t cur = self.cur, j
+        cdef Py_ssize_t i, k
+        cdef double g
+        for k in range(n):  # xs: the step of each entry (0 outside the current space)
+            j = idx[k]
+            self.xs[k] = 0.0
+            if self.space[j] == cur:
+                g = saturate(slope * val[k])
+                self.G[j] = saturate(self.G[j] + g * g)
+                self.xs[k] = saturate(-self.lr * (g / sqrt(self.eps + self.G[j])))
+        cdef int e
+        if self.n_p > 0:  # v_p = X_p,cur w kept in step
+            e = self.project_exp(self.buf_p, self.n_p, cur, idx, self.xs, n, self.q2)
+            for i in range(self.n_p):
+                self.v_p[i] = saturate(self.v_p[i] + unscale(self.q2[i], e))
+        for k in range(n):
+            if self.space[idx[k]] == cur:
+                self.w[idx[k]] = saturate(self.w[idx[k]] + self.xs[k])
+
     cdef void store_row(self, double[:, ::1] gram, int64_t b, int64_t s, const int64_t* idx,
                         const double* val, Py_ssize_t n) noexcept:
         """Write the row's part in space ``s`` into slot ``b`` of ``buf_p`` and fill row/column ``b`` of ``gram``."""
@@ -492,7 +529,7 @@ cdef class FESLCore(Core):
         tau = self.lr / sqrt(<double> self.t)
         if self.switches == 0:
             f = self.dot_space(cur, idx, val, n)
-            self.step_new(-tau * c_loss_slope(kind, f, y), idx, val, n)
+            self.step_model(tau, c_loss_slope(kind, f, y), idx, val, n)
             return loss
         self.t_p += 1
         na = self.n_a
@@ -509,7 +546,7 @@ cdef class FESLCore(Core):
                     self.r_a[i] = saturate(self.r_a[i] - unscale(g * self.q3[i], ez))
         if self.method == NOGD or self.method >= 3:
             tau2 = tau if self.clock == 0 else self.lr / sqrt(<double> self.t_p)
-            self.step_new(-tau2 * c_loss_slope(kind, f2, y), idx, val, n)
+            self.step_model(tau2, c_loss_slope(kind, f2, y), idx, val, n)
         return loss
 
     def switch(self):

@@ -32,6 +32,8 @@ __all__ = ["FESL", "LEARNERS", "METHODS", "fesl_reference"]
 #: method name -> code inside the compiled core.
 METHODS = {"nogd": 0, "rogd-u": 1, "rogd-f": 2, "fesl-c": 3, "fesl-s": 4}
 _CLOCKS = {"global": 0, "switch": 1}
+#: base -> code inside the compiled core: the step of the model learned on the current space.
+BASES = {"ogd": 0, "adagrad": 1}
 _LN2 = math.log(2.0)
 #: an overlap row whose largest value lies outside [_SMALL, _BIG] is stored rescaled.
 _BIG, _SMALL = 2.0**100, 2.0**-100
@@ -146,6 +148,19 @@ class FESL(OnlineLearner):
         ``t`` restarts at each switch; the old model keeps the global count).
     seed
         Seed of FESL-s's draws (ignored by the other methods).
+    base
+        The step of the models learned on observed features (``w1`` before
+        the first switch, ``w2`` after each): ``"ogd"`` (the paper's
+        ``tau_t = lr / sqrt(t)``, the default) or ``"adagrad"`` (not in the
+        paper: per-feature diagonal AdaGrad steps ``w_i -= lr g_i /
+        sqrt(eps + G_i)``, ``G_i`` the feature's sum of squared gradients,
+        restarting from zero with the new model, as
+        :class:`~evofeat.linear.adagrad.AdaGrad`; ``clock`` then does not
+        apply). The old model's updates on recovered rows (Eq. 4) keep OGD's
+        step in both cases: the map stores it as ``B`` numbers, and
+        per-feature steps in the old space would take it out of their span.
+    eps
+        AdaGrad's initial accumulator (``base="adagrad"`` only).
 
     Attributes
     ----------
@@ -185,6 +200,8 @@ class FESL(OnlineLearner):
         ridge: float = 0.0,
         clock: str = "global",
         seed: int = 0,
+        base: str = "ogd",
+        eps: float = 1e-8,
     ) -> None:
         self.method = method
         self.lr = lr
@@ -194,8 +211,10 @@ class FESL(OnlineLearner):
         self.ridge = ridge
         self.clock = clock
         self.seed = seed
+        self.base = base
+        self.eps = eps
 
-    per_feature = ("w", "space", "buf_a", "buf_p")
+    per_feature = ("w", "space", "buf_a", "buf_p", "G")
 
     @property
     def task(self) -> str:  # type: ignore[override]
@@ -220,6 +239,15 @@ class FESL(OnlineLearner):
             )
         check_choice(self.clock, _CLOCKS, "clock", "pass clock='global'")
         _check_int(self.seed, 0, "seed", "a seed", "pass seed=0")
+        check_choice(self.base, BASES, "FESL base step", "pass base='ogd' (the paper's)")
+        e = self.eps
+        if isinstance(e, bool) or not isinstance(e, int | float) or not (e > 0 and np.isfinite(e)):
+            raise InputError(
+                "eps must be positive",
+                expected="a finite number > 0",
+                received=repr(e),
+                fix="pass eps=1e-8",
+            )
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         out: np.ndarray = fesl_reference(X, y, **self.get_params())
@@ -258,6 +286,9 @@ class FESL(OnlineLearner):
             horizon=float(self.horizon or 0),
             ridge=float(self.ridge),
             clock=_CLOCKS[self.clock],
+            G=np.zeros(capacity),
+            base=BASES[self.base],
+            eps=float(self.eps),
         )
 
     @property
@@ -307,6 +338,20 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
     array([-1.,  1.,  1., -1.])
     """
     p = FESL(**params).get_params()
+
+    def step_model(w: np.ndarray, G: np.ndarray, tau: float, slope: float, x: np.ndarray) -> Any:
+        """The new model's step: OGD ``w - tau slope x``, or AdaGrad (``G`` updated in place)."""
+        if p["base"] == "ogd":
+            return step_reference(w, -tau * slope, x)
+        if not abs(slope) <= MAX:
+            return w
+        with np.errstate(over="ignore"):
+            g = saturate_reference(slope * x)
+            G[:] = saturate_reference(G + g * g)
+            return saturate_reference(
+                w + saturate_reference(-p["lr"] * (g / np.sqrt(p["eps"] + G)))
+            )
+
     loss, lr, overlap, horizon, ridge, clock = (
         p[k] for k in ("loss", "lr", "overlap", "horizon", "ridge", "clock")
     )
@@ -316,6 +361,7 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
     cur = switches = t = tp = 0
     rng = p["seed"] & 0xFFFFFFFFFFFFFFFF
     w = np.zeros(d)  # the new model (the only one before the first switch)
+    G = np.zeros(d)  # its AdaGrad accumulators (base="adagrad")
     w_old = np.zeros(d)  # the old model, explicit
     X1 = X2 = np.zeros((0, d))  # overlap rows of the map in use (old part, new part)
     P: list[np.ndarray] = []  # collected overlap rows (NaN -> 0)
@@ -393,7 +439,7 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
                     h_finite = np.isfinite(Kp @ (X1 @ X1.T) @ Kp).all()
                 if not h_finite:  # the map overflows: dropped, as if there were no overlap rows
                     X1 = X2 = np.zeros((0, d))
-                P, w = [], np.zeros(d)
+                P, w, G = [], np.zeros(d), np.zeros(d)
                 cur, switches, tp = cur + 1, switches + 1, 0
                 alpha, L = np.array([0.5, 0.5]), np.zeros(2)
             prev = vis
@@ -409,7 +455,7 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
         tau = lr / math.sqrt(t)
         yi = float(y[i])
         if switches == 0:
-            w = step_reference(w, -tau * loss_reference(loss, dot_reference(w, xc), yi)[1], xc)
+            w = step_model(w, G, tau, loss_reference(loss, dot_reference(w, xc), yi)[1], xc)
             continue
         tp += 1
         xr, e = (
@@ -434,7 +480,7 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
         if m in (1, 3, 4) and abs(tau * g1) <= MAX:
             w_old = saturate_reference(w_old - unscale_reference(tau * g1 * xr, e))
         if m in (0, 3, 4):
-            w = step_reference(w, -(tau if clock == "global" else lr / math.sqrt(tp)) * g2, xc)
+            w = step_model(w, G, tau if clock == "global" else lr / math.sqrt(tp), g2, xc)
     return (out[0], out[1], out[2]) if return_scores else out[0]
 
 
