@@ -279,3 +279,50 @@ def test_n_stages_must_be_whole() -> None:
         InputError, match=r"number of stages: expected a whole number >= 1, received 2\.5"
     ):
         trapezoidal_schedule(100, 10, 2.5)  # type: ignore[arg-type]
+
+
+def test_tokenized_libsvm_parser_agrees_with_scikit_learn() -> None:
+    """The fast block parser gives scikit-learn's arrays, or hands the text to it."""
+    import io as _io
+
+    from sklearn.datasets import load_svmlight_file
+
+    from evofeat.datasets.readers import _tokenized_libsvm
+
+    rng = np.random.default_rng(5)
+    lines = []
+    for i in range(3000):
+        cols = np.unique(rng.integers(1, 500, rng.integers(0, 12)))
+        vals = rng.standard_normal(cols.size) * 10.0 ** rng.integers(-300, 300, cols.size)
+        vals[rng.random(cols.size) < 0.1] = 0.0
+        lead = " \t"[i % 2] * (i % 3)
+        label = ["+1", "-1", "1.0", "0", "2e0"][i % 5]
+        feats = " ".join(f"{c}:{float(v)!r}" for c, v in zip(cols, vals, strict=True))
+        lines.append(f"{lead}{label} {feats}{' ' * (i % 2)}" + ("\r" if i % 7 == 0 else ""))
+        if i % 97 == 0:
+            lines.append("   ")
+    text = ("\n".join(lines) + "\n").encode()
+    for zero_based, n_features in ((False, None), (True, None), (False, 600)):
+        fast = _tokenized_libsvm(text, n_features, zero_based)
+        assert fast is not None
+        X, y = load_svmlight_file(
+            _io.BytesIO(text), n_features=n_features, zero_based=zero_based, dtype=np.float64
+        )
+        assert fast[0].shape == X.shape
+        np.testing.assert_array_equal(fast[0].indptr, X.indptr)
+        np.testing.assert_array_equal(fast[0].indices, X.indices)
+        np.testing.assert_array_equal(fast[0].data, X.data)
+        np.testing.assert_array_equal(fast[1], y)
+    for odd in (
+        b"1 1:2 # c\n",
+        b"1 qid:3 1:2\n",
+        b"1,2 1:1\n",
+        b"1 2:1 1:1\n",
+        b"1 1:2:3\n",
+        b"1 :2\n",
+        b"1 2:\n",
+        b"1 0:1\n",
+        b"1 x:1\n",
+        b"1 1.5:1\n",
+    ):
+        assert _tokenized_libsvm(odd, None, False) is None, odd
