@@ -194,7 +194,8 @@ class OFS(_Step):
 
     A row costs O(nnz log B), not O(d): ``w`` is kept as ``scale * v`` with ``||v||^2``
     up to date (the decay and the projection are O(1)), and the support is an indexed
-    min-heap (:mod:`evofeat.linear._topk`).
+    min-heap: the one weight vector of the truncating learners
+    (``evofeat/_core/weight_vector.pxd``; the tie rule of :mod:`evofeat.linear._topk`).
 
     Parameters
     ----------
