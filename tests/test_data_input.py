@@ -326,3 +326,23 @@ def test_tokenized_libsvm_parser_agrees_with_scikit_learn() -> None:
         b"1 1.5:1\n",
     ):
         assert _tokenized_libsvm(odd, None, False) is None, odd
+
+
+def test_cli_runs_json_lines_from_a_file_and_from_standard_input(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from evofeat.cli import main
+
+    rows = events(300, seed=6)
+    path = write_jsonl(tmp_path / "events.jsonl", rows, key="label")
+    runner = CliRunner()
+    args = ["run", "--learner", "pa-i", "--format", "json"]
+    by_file = runner.invoke(main, [*args, "--dataset", str(path)])
+    by_stdin = runner.invoke(main, [*args, "--dataset", "-"], input=path.read_text())
+    assert by_file.exit_code == 0 and by_stdin.exit_code == 0, by_file.output + by_stdin.output
+    a, b = json.loads(by_file.stdout), json.loads(by_stdin.stdout)
+    assert a["streamed"] and a["mistakes"]["values"] == b["mistakes"]["values"]
+    expected = dict_path(make("pa-i"), rows)
+    assert a["mistakes"]["values"][0] == int((expected != np.array([y for _, y in rows])).sum())
+    bad = runner.invoke(main, [*args, "--dataset", str(path), "--repeats", "3"])
+    assert bad.exit_code == 2 and "--repeats 3" in bad.output and "Traceback" not in bad.output

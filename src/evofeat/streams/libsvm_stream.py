@@ -65,7 +65,7 @@ class LabelCoding:
     task: str
     classes: np.ndarray
 
-    def _classes(self, survey: _Survey) -> np.ndarray:
+    def _classes(self, survey: Any) -> np.ndarray:
         if self.task == "regression":
             return np.zeros(0)
         found = survey.labels
