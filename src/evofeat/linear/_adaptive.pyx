@@ -50,10 +50,10 @@ cdef class FTRLCore(Core):
             self.wbuf = grown
             self.wcap = m
         cdef Py_ssize_t k
-        cdef int64_t i
+        cdef const double* z = &self.z[0]
+        cdef const double* nn = &self.n[0]
         for k in range(m):
-            i = idx[k]
-            self.wbuf[k] = ftrl_weight(self.z[i], self.n[i], self.alpha, self.beta, self.l1,
+            self.wbuf[k] = ftrl_weight(z[idx[k]], nn[idx[k]], self.alpha, self.beta, self.l1,
                                        self.l2)
         return self.wbuf
 
@@ -77,14 +77,16 @@ cdef class FTRLCore(Core):
         cdef Py_ssize_t k
         cdef int64_t i
         cdef double g, w, n_new, sigma
+        cdef double* z = &self.z[0]
+        cdef double* nn = &self.n[0]
         for k in range(m):
             i = idx[k]
             g = saturate(slope * val[k])
-            w = ftrl_weight(self.z[i], self.n[i], self.alpha, self.beta, self.l1, self.l2)
-            n_new = saturate(self.n[i] + g * g)
-            sigma = saturate((sqrt(n_new) - sqrt(self.n[i])) / self.alpha)
-            self.z[i] = saturate(self.z[i] + saturate(g - saturate(sigma * w)))
-            self.n[i] = n_new
+            w = ftrl_weight(z[i], nn[i], self.alpha, self.beta, self.l1, self.l2)
+            n_new = saturate(nn[i] + g * g)
+            sigma = saturate((sqrt(n_new) - sqrt(nn[i])) / self.alpha)
+            z[i] = saturate(z[i] + saturate(g - saturate(sigma * w)))
+            nn[i] = n_new
         return loss
 
 
@@ -113,9 +115,11 @@ cdef class AdaGradCore(Core):
         cdef Py_ssize_t k
         cdef int64_t i
         cdef double g
+        cdef double* w = &self.w[0]
+        cdef double* G = &self.G[0]
         for k in range(m):
             i = idx[k]
             g = saturate(slope * val[k])
-            self.G[i] = saturate(self.G[i] + g * g)
-            self.w[i] = saturate(self.w[i] - saturate(self.lr * (g / sqrt(self.eps + self.G[i]))))
+            G[i] = saturate(G[i] + g * g)
+            w[i] = saturate(w[i] - saturate(self.lr * (g / sqrt(self.eps + G[i]))))
         return loss
