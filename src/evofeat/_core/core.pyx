@@ -52,7 +52,10 @@ cdef class Core:
                 f"missing {missing}, unknown {unknown}"
             )
         for name in names:
-            setattr(self, name, fields[name])
+            value = fields[name]
+            if isinstance(value, np.ndarray) and not value.flags.writeable:
+                value = value.copy()  # e.g. unpickled from a read-only memory map: state is written
+            setattr(self, name, value)
 
     def _asdict(self):
         """The fields by name: arrays as NumPy arrays (sharing memory), scalars as they are."""

@@ -103,6 +103,7 @@ def run_rows(
     const int64_t[::1] indices,
     const double[::1] data,
     const int64_t[::1] col_map,
+    bint internal,
     const double[::1] y,
     Py_ssize_t start,
     Py_ssize_t stop,
@@ -131,8 +132,9 @@ def run_rows(
 
     The rows are read where they are: a dense ``X`` (C order; ``nan_absent``:
     NaN marks an absent value) when it has rows, else the CSR arrays
-    ``indptr`` / ``indices`` / ``data`` (stream columns, mapped to internal
-    columns by ``col_map``). Segment ``k`` (the first holds row ``start``)
+    ``indptr`` / ``indices`` / ``data``: stream columns, mapped to internal
+    columns by ``col_map``, or (``internal``) internal columns already, each
+    row sorted. Segment ``k`` (the first holds row ``start``)
     starts at row ``seg_rows[k]``; its visible features are the internal
     columns ``seg_icols[seg_indptr[k]:seg_indptr[k + 1]]`` (increasing) and the
     stream columns ``seg_scols[...]`` they come from; ``seg_full[k]``: every
@@ -170,7 +172,7 @@ def run_rows(
                         break
             if not dense and not seg_full[k]:
                 for j in range(lo, hi):
-                    stamp[seg_scols[j]] = seg_base + k
+                    stamp[seg_icols[j] if internal else seg_scols[j]] = seg_base + k
         # the row's visible entries, by internal column
         if dense:
             if contiguous:
@@ -196,7 +198,7 @@ def run_rows(
                 c = indices[j]
                 if not seg_full[k] and stamp[c] != seg_base + k:
                     continue
-                ic = col_map[c]
+                ic = c if internal else col_map[c]
                 bi[m] = ic
                 bv[m] = data[j]
                 sorted_row = sorted_row and ic > last

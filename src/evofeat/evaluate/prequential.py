@@ -32,9 +32,10 @@ def _run_in_place(
     scores: np.ndarray | None,
 ) -> tuple[int, float, float]:
     """The compiled loop over ``stream``'s own arrays, ``block`` rows of segments at a time."""
-    rows = stream.row_arrays()
+    rows = stream.row_arrays(col_map)
     sparse = rows["X"].shape[0] == 0
-    stamp = np.full(stream.n_features if sparse else 0, -1, dtype=np.int64)
+    width = max(stream.n_features, int(col_map.max(initial=-1)) + 1)
+    stamp = np.full(width if sparse else 0, -1, dtype=np.int64)
     buf_idx = np.zeros(max(1, rows["longest"]), dtype=np.int64)
     buf_val = np.zeros(max(1, rows["longest"]))
     no_out = np.empty(0)
@@ -46,7 +47,7 @@ def _run_in_place(
         c0 = time.perf_counter()
         wrong, loss = run_rows(
             core, rows["X"], stream._nan_absent, rows["indptr"], rows["indices"], rows["data"],
-            col_map, rows["y"], start, stop, seg["rows"], seg["indptr"], seg["icols"],
+            col_map, rows["internal"], rows["y"], start, stop, seg["rows"], seg["indptr"], seg["icols"],
             seg["scols"], seg["dim"], seg["full"], int(seg["first"]), stamp, buf_idx, buf_val,
             max(0, start_eval - start), count_mistakes, tick_rows - start, tick_pos, curve_m,
             curve_l, float(total_m), total_l,

@@ -360,11 +360,15 @@ class Stream:
             "full": np.ascontiguousarray(masks[lo:hi].all(axis=1), dtype=np.uint8),
         }
 
-    def row_arrays(self) -> dict[str, Any]:
+    def row_arrays(self, col_map: np.ndarray | None = None) -> dict[str, Any]:
         """The rows as the compiled loop reads them in place (cached): dense ``X`` or CSR, float ``y``.
 
         ``X`` is C-ordered float64 (no copy when it already is), or the CSR
-        arrays with int64 indices; ``longest`` is the most entries a row can show.
+        arrays with int64 indices; ``longest`` is the most entries a row can
+        show. For a CSR stream whose rows, mapped through ``col_map``, would
+        not be in increasing internal column, the arrays are those of a copy
+        in internal columns with each row sorted (``internal``: True), made
+        once per column map and kept: the loop then sorts no row.
         """
         cached = self._cache.get("rows")
         if cached is None:
@@ -378,6 +382,8 @@ class Stream:
                     "indices": np.ascontiguousarray(A.indices, dtype=np.int64),
                     "data": np.ascontiguousarray(A.data, dtype=np.float64),
                     "longest": int(np.diff(indptr).max(initial=0)),
+                    "sorted": bool(A.has_sorted_indices),
+                    "internal": False,
                 }
             else:
                 cached = {
@@ -386,10 +392,40 @@ class Stream:
                     "indices": empty,
                     "data": np.zeros(0),
                     "longest": self.n_features,
+                    "internal": False,
                 }
             cached["y"] = np.ascontiguousarray(self.y, dtype=np.float64)
             self._cache["rows"] = cached
-        return cached
+        if col_map is None or cached["X"].shape[0] > 0:
+            return cached
+        seen = col_map[col_map >= 0]
+        if cached["sorted"] and bool(np.all(seen[1:] > seen[:-1])):
+            return cached  # rows in stream order are in internal order
+        key = ("rows-internal", hash(col_map.tobytes()))
+        remapped = self._cache.get(key)
+        if remapped is None:
+            cols = col_map[cached["indices"]]
+            keep = cols >= 0
+            counts = np.add.reduceat(keep, cached["indptr"][:-1]) if keep.size else None
+            indptr = np.zeros(self.n_rows + 1, dtype=np.int64)
+            if counts is not None:
+                counts[np.diff(cached["indptr"]) == 0] = 0  # reduceat reads an empty row's next
+                np.cumsum(counts, out=indptr[1:])
+            A = sp.csr_matrix(
+                (cached["data"][keep], cols[keep], indptr),
+                shape=(self.n_rows, int(seen.max(initial=-1)) + 1),
+            )
+            A.sort_indices()
+            remapped = {
+                **cached,
+                "indptr": np.ascontiguousarray(A.indptr, dtype=np.int64),
+                "indices": np.ascontiguousarray(A.indices, dtype=np.int64),
+                "data": np.ascontiguousarray(A.data, dtype=np.float64),
+                "internal": True,
+            }
+            self._cache = {k: v for k, v in self._cache.items() if k[0] != "rows-internal"}
+            self._cache[key] = remapped
+        return remapped
 
     def chunks(
         self, col_map: np.ndarray, seg_dim: np.ndarray, size: int = 65536
