@@ -108,6 +108,7 @@ class JsonlStream(LabelCoding):
         block_bytes: int = 4 << 20,
     ) -> None:
         self.source = str(path)
+        self._where = "standard input" if self.source == "-" else self.source
         self.path: Path | str = "-" if self.source == "-" else Path(path)
         if isinstance(self.path, Path) and not self.path.exists():
             raise FileNotFoundError(f"{self.path}: no such JSON Lines file")
@@ -133,7 +134,7 @@ class JsonlStream(LabelCoding):
         survey = self._survey()
         if survey.n_rows == 0:
             raise DataFormatError(
-                f"{self.source} holds no rows. Expected one JSON object a line, e.g. "
+                f"{self._where} holds no rows. Expected one JSON object a line, e.g. "
                 '{"clicks": 3, "y": 1}.'
             )
         self.n_rows = survey.n_rows
@@ -158,7 +159,7 @@ class JsonlStream(LabelCoding):
             if first_pass and self.source == "-":
                 spool = self._spool = tempfile.TemporaryFile(prefix="evofeat-stdin-")  # noqa: SIM115
         try:
-            for text, first_line in iter_blocks(fh, self.source, self._block_bytes):
+            for text, first_line in iter_blocks(fh, self._where, self._block_bytes):
                 if spool is not None:
                     spool.write(text if text.endswith(b"\n") else text + b"\n")
                 for k, line in enumerate(text.split(b"\n")):
@@ -169,7 +170,7 @@ class JsonlStream(LabelCoding):
                 fh.close()
 
     def _parse(self, line: bytes, lineno: int) -> tuple[int, dict[str, Any], Any]:
-        where = f"{self.source}, line {lineno}"
+        where = f"{self._where}, line {lineno}"
         try:
             obj = json.loads(line)
         except ValueError as err:
@@ -233,7 +234,7 @@ class JsonlStream(LabelCoding):
                     kind = str if isinstance(y, str) else float
                     if kinds and kind not in kinds:
                         raise DataFormatError(
-                            f"{self.source}, line {lineno}: the label {y!r} mixes text and "
+                            f"{self._where}, line {lineno}: the label {y!r} mixes text and "
                             "numbers with the labels above. Expected labels of one kind."
                         )
                     kinds.add(kind)
@@ -241,7 +242,7 @@ class JsonlStream(LabelCoding):
                 if len(labels) > _MAX_CLASSES:
                     if str in kinds:
                         raise DataFormatError(
-                            f"{self.source}: more than {_MAX_CLASSES} distinct text labels. "
+                            f"{self._where}: more than {_MAX_CLASSES} distinct text labels. "
                             "Expected a class label (or numbers for regression)."
                         )
                     labels = None
@@ -324,7 +325,7 @@ class JsonlStream(LabelCoding):
         loc = np.fromiter((local(k, -1) for x, _ in rows for k in x), dtype=np.int64, count=nnz)
         if nnz and loc.min() < 0:
             raise DataFormatError(
-                f"{self.source} changed between the two passes (a key not seen by the first "
+                f"{self._where} changed between the two passes (a key not seen by the first "
                 "one). Expected the same file: do not write to it while it is read."
             )
         data = np.fromiter(
