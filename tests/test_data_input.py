@@ -346,3 +346,36 @@ def test_cli_runs_json_lines_from_a_file_and_from_standard_input(tmp_path: Path)
     assert a["mistakes"]["values"][0] == int((expected != np.array([y for _, y in rows])).sum())
     bad = runner.invoke(main, [*args, "--dataset", str(path), "--repeats", "3"])
     assert bad.exit_code == 2 and "--repeats 3" in bad.output and "Traceback" not in bad.output
+
+
+def test_cli_datasets_download(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from evofeat.cli import main
+    from evofeat.datasets import fetch
+    from evofeat.datasets.registry import DATA_DIR
+
+    body = gzip.decompress((DATA_DIR / "german.numer.gz").read_bytes())
+    monkeypatch.setattr(
+        fetch, "_open_url", lambda url, timeout: (url, len(body), iter([body]))
+    )  # no network in tests
+    runner = CliRunner()
+    listed = runner.invoke(main, ["datasets"])
+    assert listed.exit_code == 0 and "german" in listed.output
+    http = runner.invoke(main, ["datasets", "download", "german", "--url", "http://example.test/g"])
+    assert http.exit_code == 2 and "expected an https:// URL" in http.output
+    ok = runner.invoke(
+        main,
+        [
+            "datasets",
+            "download",
+            "german",
+            "--url",
+            "https://example.test/g",
+            "--dest",
+            str(tmp_path),
+        ],
+    )
+    assert ok.exit_code == 0, ok.output
+    assert (tmp_path / "german" / "german.numer.gz").is_file()
+    assert runner.invoke(main, ["datasets", "download"]).exit_code == 2
