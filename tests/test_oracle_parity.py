@@ -14,6 +14,7 @@ Gram matrix in the learner).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -30,25 +31,30 @@ from oracle import perceptron_pa as opa
 from oracle import stsd as ostsd
 
 
-def _data(n: int = 200, d: int = 8, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
+def _data(task: str = "binary", n: int = 200, d: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
     X = rng.standard_normal((n, d))
     X[:, -1] = 0.0  # a visible feature whose value is always 0
     f = X[:, 0] - 0.8 * X[:, 1] + 0.5 * X[:, 2] + 0.3 * rng.standard_normal(n)
+    if task == "regression":
+        return X, f
+    if task == "multiclass":
+        return X, np.digitize(f, [-0.5, 0.5]).astype(np.int64)
     return X, np.where(f > 0, 1, -1)
 
 
-def _streams() -> dict[str, Stream]:
-    X, y = _data()
+def _streams(task: str) -> dict[str, Stream]:
+    X, y = _data(task)
     return {
-        "trapezoidal": trapezoidal(X, y),
-        "evolvable": evolvable(X, y, d2=5, overlap=10, seed=1),
-        "evolvable-2": evolvable(X, y, d2=12, overlap=4, seed=2, cycles=2),
-        "haphazard": haphazard(X, y, p=0.6, seed=2),
+        "trapezoidal": trapezoidal(X, y, task=task),
+        "evolvable": evolvable(X, y, d2=5, overlap=10, seed=1, task=task),
+        "evolvable-2": evolvable(X, y, d2=12, overlap=4, seed=2, cycles=2, task=task),
+        "haphazard": haphazard(X, y, p=0.6, seed=2, task=task),
     }
 
 
-STREAMS = _streams()
+TASKS = {task: _streams(task) for task in ("binary", "multiclass", "regression")}
+STREAMS = TASKS["binary"]
 
 
 def dense(stream: Stream) -> np.ndarray:
@@ -118,6 +124,36 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         )
         for m in ("fesl-c", "fesl-s")
     ],
+    (
+        "stsd-regressor",
+        {"C": 0.1, "epsilon": 0.1, "radius": 0.7, "budget": 0.45},
+        lambda X, y: ostsd.stsd_regression(X, y, C=0.1, epsilon=0.1, radius=0.7, budget=0.45),
+    ),
+    (
+        "stsd-regressor",
+        {"mode": "stsd-ii", "C": 1.0, "epsilon": 0.0, "radius": 2.0, "budget": 0.3},
+        lambda X, y: ostsd.stsd_regression(X, y, "stsd-ii", 1.0, 0.0, 2.0, 0.3),
+    ),
+    (
+        "pa-regressor",
+        {},
+        lambda X, y: ostsd.stsd_regression(X, y, radius=math.inf, budget=1.0),
+    ),
+    (
+        "stsd-multiclass",
+        {"C": 0.1, "radius": 0.7, "budget": 0.45, "n_classes": 3},
+        lambda X, y: ostsd.stsd_multiclass(X, y, 3, C=0.1, radius=0.7, budget=0.45),
+    ),
+    (
+        "stsd-multiclass",
+        {"mode": "stsd", "radius": 3.0, "budget": 0.5, "n_classes": 3},
+        lambda X, y: ostsd.stsd_multiclass(X, y, 3, "stsd", radius=3.0, budget=0.5),
+    ),
+    (
+        "pa-multiclass",
+        {"n_classes": 3},
+        lambda X, y: ostsd.stsd_multiclass(X, y, 3, radius=math.inf, budget=1.0),
+    ),
 ]
 
 
@@ -133,10 +169,15 @@ def test_every_registered_learner_has_an_oracle() -> None:
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_array_path_matches_oracle(case: tuple[str, dict[str, Any], Any], scenario: str) -> None:
     name, params, oracle = case
-    stream = STREAMS[scenario]
-    result = prequential(make(name, **params), stream, keep_predictions=True)
+    model = make(name, **params)
+    stream = TASKS[model.task][scenario]
+    result = prequential(model, stream, keep_predictions=True)
     labels, scores = oracle(dense(stream), stream.y.astype(float))[:2]
     assert result.labels is not None and result.scores is not None
+    if model.task == "regression":  # the label is the score
+        err = np.abs(result.labels - labels) / np.maximum(1.0, np.abs(labels))
+        assert err.max() <= 1e-12, f"predictions differ by {err.max():.3g}"
+        return
     np.testing.assert_array_equal(result.labels, labels)
     rtol = 1e-9 if name in ofesl.METHODS else 1e-12
     err = np.abs(result.scores - scores) / np.maximum(1.0, np.abs(scores))
@@ -146,15 +187,20 @@ def test_array_path_matches_oracle(case: tuple[str, dict[str, Any], Any], scenar
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_dict_path_matches_oracle(case: tuple[str, dict[str, Any], Any]) -> None:
     name, params, oracle = case
-    stream = STREAMS["evolvable" if name in ofesl.METHODS else "trapezoidal"]
-    labels = oracle(dense(stream), stream.y.astype(float))[0]
     model = make(name, **params)
+    stream = TASKS[model.task]["evolvable" if name in ofesl.METHODS else "trapezoidal"]
+    labels = oracle(dense(stream), stream.y.astype(float))[0]
     got = []
     for i, (x, y) in enumerate(stream.to_dicts()):
         p = model.predict_one(x)
         got.append(labels[0] if i == 0 else p)  # None before any learning
         model.learn_one(x, y)
-    expected = np.where(labels == 0, -1, labels)  # "no decision" reads as -1 on the dict path
+    if model.task == "regression":
+        np.testing.assert_allclose(np.array(got, dtype=float), labels, rtol=1e-12, atol=1e-12)
+        return
+    expected = labels
+    if model.task == "binary":  # "no decision" reads as -1 on the dict path
+        expected = np.where(labels == 0, -1, labels)
     np.testing.assert_array_equal(np.array(got, dtype=float)[1:], expected[1:])
 
 

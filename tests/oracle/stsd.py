@@ -41,15 +41,18 @@ def budget_of(budget: float, d: int, original: bool = False) -> int:
 
     The paper: ``max(1, floor(B d))`` with ``B`` read as the decimal it was
     written as (so 0.29 of 100 keeps 29, not 28 from ``0.29 * 100 =
-    28.999...``). The authors' code: MATLAB's ``round(B d)`` (halves up), no
-    minimum.
+    28.999...``), and, as :class:`evofeat.linear.STSD` documents, a
+    tolerance of 1e-9 (a budget of ``1 - 1e-16`` keeps all). The authors'
+    code: MATLAB's ``round(B d)`` (halves up), no minimum.
 
     >>> budget_of(0.5, 7), budget_of(0.29, 100), budget_of(0.5, 7, original=True), budget_of(0.1, 4, True)
     (3, 29, 4, 0)
+    >>> budget_of(0.9999999999999999, 2)
+    2
     """
     if original:
         return int(Decimal(budget * d).to_integral_value(rounding=ROUND_HALF_UP))
-    return max(1, math.floor(Fraction(repr(float(budget))) * d))
+    return max(1, math.floor(Fraction(repr(float(budget))) * d + Fraction(1, 10**9)))
 
 
 def keep_largest(w: np.ndarray, k: int) -> None:
@@ -178,3 +181,88 @@ def stsd(
                 keep_random(w, k, d if original else support, rng)
         history.append(w.copy())
     return labels, scores, history
+
+
+def _pa_tau(rule: str, C: float, loss: float, denom: float) -> float:
+    """tau of PA / PA-I / PA-II with ``denom`` in place of ``||x||^2``."""
+    if rule == "pa":
+        return loss / denom
+    if rule == "pa-i":
+        return min(C, loss / denom)
+    return loss / (denom + 1.0 / (2.0 * C))
+
+
+def stsd_regression(
+    X: np.ndarray,
+    y: np.ndarray,
+    mode: str = "stsd-i",
+    C: float = 0.1,
+    epsilon: float = 0.1,
+    radius: float = 30.0,
+    budget: float = 0.5,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The paper's STSD round with PA regression's epsilon-insensitive loss (Crammer et al. Sec. 6).
+
+    Predict ``f = w . x~``; ``l = max(0, |y - f| - epsilon)``; if ``l > 0``:
+    ``w <- [w + tau s x~, tau s x^]``, ``s = sign(y - f)``; then the L1 ball and
+    the ``max(1, floor(B d))`` largest ``|w|``, every row. Returns (predictions, predictions).
+    """
+    rule = _RULES[mode]
+    w, seen = np.zeros(X.shape[1]), np.zeros(X.shape[1], dtype=bool)
+    out = np.empty(len(y))
+    for t, cols, x, _ in rows(X):
+        seen[cols] = True
+        f = dot(w, x, cols)
+        out[t] = f
+        loss = max(0.0, abs(y[t] - f) - epsilon)
+        sq = sq_norm(x, cols)
+        if loss > 0 and 0 < sq < math.inf:
+            w[cols] += (_pa_tau(rule, C, loss, sq) * (1.0 if y[t] > f else -1.0)) * x[cols]
+        l1 = float(np.sum(np.abs(w)))
+        if l1 > radius:
+            w *= radius / l1
+        keep_largest(w, budget_of(budget, int(seen.sum())))
+    return out, out
+
+
+def stsd_multiclass(
+    X: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    mode: str = "stsd-i",
+    C: float = 0.1,
+    radius: float = 30.0,
+    budget: float = 0.5,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Multiclass STSD: one weight vector per class, the max-loss multiclass PA step (Sec. 7).
+
+    Predict the class of highest score (the lowest among ties); ``r`` the
+    best-scoring wrong class; ``l = max(0, 1 - (s_y - s_r))``; step
+    ``W_y += tau x``, ``W_r -= tau x`` with ``tau`` of PA / PA-I / PA-II on
+    ``2 ||x||^2``; scale onto ``sum |W| <= radius``; keep the
+    ``max(1, floor(B d))`` features whose weight row has the largest L1 norm.
+    Returns (labels, the predicted class's score).
+    """
+    rule = _RULES[mode]
+    W, seen = np.zeros((X.shape[1], n_classes)), np.zeros(X.shape[1], dtype=bool)
+    labels, scores = np.empty(len(y)), np.empty(len(y))
+    for t, cols, x, _ in rows(X):
+        seen[cols] = True
+        s = [dot(W[:, c], x, cols) for c in range(n_classes)]
+        best = max(range(n_classes), key=lambda c: (s[c], -c))
+        labels[t], scores[t] = best, s[best]
+        yt = int(y[t])
+        r = max((c for c in range(n_classes) if c != yt), key=lambda c: (s[c], -c))
+        loss = max(0.0, 1.0 - (s[yt] - s[r]))
+        sq = sq_norm(x, cols)
+        if loss > 0 and 0 < sq < math.inf:
+            tau = _pa_tau(rule, C, loss, 2.0 * sq)
+            W[cols, yt] += tau * x[cols]
+            W[cols, r] -= tau * x[cols]
+        l1 = float(np.sum(np.abs(W)))
+        if l1 > radius:
+            W *= radius / l1
+        norms = np.abs(W).sum(axis=1)
+        keep_largest(norms, budget_of(budget, int(seen.sum())))
+        W[norms == 0.0] = 0.0
+    return labels, scores
