@@ -311,7 +311,8 @@ def download_many(
     """``evofeat datasets download``: fetch each data set, yielding one line of report per set.
 
     With ``all_``, every registered set whose files all have a downloadable
-    source (the others are listed, with how to get them, at the end).
+    source (the others are listed, with how to get them, at the end); a
+    failed download is reported and the others go on, then an error sums up.
 
     >>> list(download_many([]))
     Traceback (most recent call last):
@@ -347,8 +348,21 @@ def download_many(
         skipped = [e for e in entries if not e.bundled and e.name not in chosen]
     else:
         chosen = list(names)
+    failed = []
     for name in chosen:
-        folder = download(name, dest=dest, url=url)
+        try:
+            folder = download(name, dest=dest, url=url)
+        except (DataNotFoundError, ChecksumError) as err:
+            if not all_:
+                raise
+            failed.append(name)
+            yield f"{name}: failed: {err}"
+            continue
         yield f"{name}: {folder}"
     for entry in skipped:
         yield f"{entry.name}: skipped, no source evofeat can fetch by itself. {how_to_get(entry)}"
+    if failed:
+        raise DataNotFoundError(
+            f"{len(failed)} of {len(chosen)} downloads failed ({', '.join(failed)}): see above. "
+            "The others are stored; run the command again to retry the failed ones."
+        )
