@@ -260,3 +260,43 @@ def test_experiment_cells_run() -> None:
     assert abs(res["mistakes"] / 62 - 0.325) <= 3 * 0.053, res["mistakes"]
     sel = PAPER.run_cell(Cell("table5", "colon", "ofs", {"preprocess": "zscore+unit-norm"}, 0))
     assert len(sel["knn_error"]) == len(sel["fractions"]) == 7
+
+
+@pytest.mark.parametrize("scenario", ["full", "trapezoidal", "haphazard"])
+def test_rand_per_mistake_follows_the_authors_rule(scenario: str) -> None:
+    """RAND(draw="per-mistake") (the authors' RND.m): array == dict == the NumPy reference,
+    at most B weights after every row, and a different run than one draw per run."""
+    from evofeat.base.feature_index import FeatureIndex
+    from evofeat.datasets import load
+    from evofeat.streams import full, haphazard, trapezoidal
+
+    ds = load("german", preprocess="unit-norm")
+    make_stream = {"full": full, "trapezoidal": trapezoidal}.get(scenario)
+    s = (
+        make_stream(ds.X, ds.y, ds.feature_names)
+        if make_stream
+        else haphazard(ds.X, ds.y, ds.feature_names, p=0.5, seed=1)
+    )
+    res = prequential(RAND(seed=1, draw="per-mistake", budget=0.2), s, keep_predictions=True)
+    col_map, _ = s.internal_columns(FeatureIndex())
+    D = s.X.toarray() if sp.issparse(s.X) else np.asarray(s.X, float)
+    masks = s.seg_masks[np.searchsorted(s.seg_rows, np.arange(s.n_rows), side="right") - 1]
+    Xi = np.full((s.n_rows, col_map.max() + 1), np.nan)
+    keep = col_map >= 0
+    Xi[:, col_map[keep]] = np.where(masks[:, keep], D[:, keep], np.nan)
+    ref = RAND(seed=1, draw="per-mistake", budget=0.2).reference_predictions(Xi, s.y.astype(float))
+    np.testing.assert_array_equal(ref, res.labels)
+    model = RAND(seed=1, draw="per-mistake", budget=0.2)
+    for i, (x, y) in enumerate(s.to_dicts()):
+        if i:
+            p = model.predict_one(x)
+            assert p == (-1 if res.labels[i] == 0 else res.labels[i])
+        model.learn_one(x, y)
+        assert np.count_nonzero(model._weights("v")) <= max(1, model._state.B)
+    once = prequential(RAND(seed=1, budget=0.2), s)
+    assert once.mistakes != res.mistakes
+
+
+def test_rand_rejects_an_unknown_draw_rule() -> None:
+    with pytest.raises(InputError, match="draw"):
+        RAND(draw="sometimes").learn_one({"a": 1.0}, 1)

@@ -151,26 +151,47 @@ cdef class PETrunCore(OFSCore):
 cdef class RANDCore(OFSCore):
     """RAND: a perceptron on the features marked in ``flag`` (a random set of at most B).
 
-    ``n_selected`` features are in the set; ``n_draws`` uniforms of stream 0 under
-    ``seed`` were used; ``vis`` is scratch.
+    ``n_selected`` features are in the set, listed in ``sel``; ``n_draws``
+    uniforms of stream 0 under ``seed`` were used; ``vis`` is scratch.
+    ``redraw``: 0, the set is drawn once (open slots filled as B grows); 1,
+    after every mistake ``w += y x`` on every feature of the row, a new set of
+    B is drawn among the ``n_shown`` visible features ``shown``, and every
+    weight outside it is zeroed (the OFS authors' ``RND.m``).
     """
 
     cdef public int8_t[::1] flag
     cdef public int64_t[::1] vis
+    cdef public int64_t[::1] sel
+    cdef public int64_t[::1] shown
     cdef public int64_t seed
     cdef public int64_t n_selected
     cdef public int64_t n_draws
+    cdef public int64_t n_shown
+    cdef public bint redraw
 
-    _fields = OFSCore._fields + ("flag", "vis", "seed", "n_selected", "n_draws")
+    _fields = OFSCore._fields + (
+        "flag", "vis", "sel", "shown", "seed", "n_selected", "n_draws", "n_shown", "redraw"
+    )
+
+    cdef inline int64_t draw(self, int64_t i, int64_t m) noexcept:
+        """A uniform position in ``i .. m - 1`` (the next draw of stream 0)."""
+        cdef int64_t r = i + <int64_t> (draw_uniform(<uint64_t> self.seed, 0,
+                                                     <uint64_t> self.n_draws) * <double> (m - i))
+        self.n_draws += 1
+        return r
 
     cdef int visible(self, const int64_t* cols, Py_ssize_t n, Py_ssize_t dim) except -1:
         """Update B; fill the open slots from the visible features not in the set (Fisher-Yates)."""
         OFSCore.visible(self, cols, n, dim)
+        cdef Py_ssize_t j
+        if self.redraw:
+            for j in range(n):
+                self.shown[j] = cols[j]
+            self.n_shown = n
         if self.B <= self.n_selected:
             return 0
         cdef int8_t* flag = &self.flag[0]
         cdef int64_t* vis = &self.vis[0]
-        cdef Py_ssize_t j
         cdef int64_t m = 0, i, r, c, slots
         for j in range(n):
             if flag[cols[j]] == 0:
@@ -180,13 +201,12 @@ cdef class RANDCore(OFSCore):
         if m < slots:
             slots = m
         for i in range(slots):  # a partial Fisher-Yates shuffle
-            r = i + <int64_t> (draw_uniform(<uint64_t> self.seed, 0, <uint64_t> self.n_draws)
-                               * <double> (m - i))
-            self.n_draws += 1
+            r = self.draw(i, m)
             c = vis[i]
             vis[i] = vis[r]
             vis[r] = c
             flag[vis[i]] = 1
+            self.sel[self.n_selected] = vis[i]
             self.n_selected += 1
         return 0
 
@@ -197,10 +217,47 @@ cdef class RANDCore(OFSCore):
         cdef Py_ssize_t k
         if y * score > 0.0:
             return 0.0
+        if self.redraw:
+            self.redraw_after(idx, val, n, y)
+            return 1.0
         for k in range(n):
             if flag[idx[k]] != 0:
                 v[idx[k]] += y * val[k]
         return 1.0
+
+    cdef void redraw_after(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                           double y) noexcept:
+        """``w += y x``, a new random set of B among the visible features, ``w`` zeroed outside it."""
+        cdef double* v = &self.v[0]
+        cdef int8_t* flag = &self.flag[0]
+        cdef int64_t* vis = &self.vis[0]
+        cdef int64_t* sel = &self.sel[0]
+        cdef int64_t m = self.n_shown, slots = self.B, i, r, c
+        cdef Py_ssize_t k
+        for k in range(n):
+            v[idx[k]] += y * val[k]
+        for i in range(m):
+            vis[i] = self.shown[i]
+        if m < slots:
+            slots = m
+        for i in range(slots):  # a partial Fisher-Yates shuffle
+            r = self.draw(i, m)
+            c = vis[i]
+            vis[i] = vis[r]
+            vis[r] = c
+            flag[vis[i]] |= 2
+        for k in range(n):  # the row and the old set: zeroed unless drawn again
+            if not flag[idx[k]] & 2:
+                v[idx[k]] = 0.0
+        for i in range(self.n_selected):
+            c = sel[i]
+            if not flag[c] & 2:
+                v[c] = 0.0
+            flag[c] = 0
+        for i in range(slots):
+            flag[vis[i]] = 1
+            sel[i] = vis[i]
+        self.n_selected = slots
 
 
 cdef class OFSPCore(OFSCore):

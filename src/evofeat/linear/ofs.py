@@ -169,6 +169,8 @@ class _Step(_Budgeted):
         )
 
 
+_DRAWS = ("once", "per-mistake")
+
 _COMMON_DOC = """
     budget
         B as a fraction of the features seen so far: ``B = max(1, round(budget * d))``
@@ -298,10 +300,21 @@ class RAND(_Budgeted):
     draws among the visible features not in the set yet; a feature once drawn stays.
     A perceptron (``w += y x`` on ``y w . x <= 0``) learns on those features only.
 
+    ``draw="per-mistake"`` follows the OFS authors' code instead (``RND.m`` of
+    their toolbox): after every mistake ``w += y x`` on every feature of the
+    row, a new set of B features is drawn uniformly among the visible ones and
+    every weight outside it is set to 0. O(visible features) per mistake.
+    ``docs/reports/investigations/ofs_table8.md`` shows that this rule gives
+    spreads of the size the paper reports, where one draw per run gives 5-40x
+    larger ones.
+
     Parameters
     ----------{_COMMON_DOC}
     seed
         Seed of the draws.
+    draw
+        ``"once"`` (default: the paper's "randomly selects B features") or
+        ``"per-mistake"`` (the authors' code: a new set after each mistake).
 
     Examples
     --------
@@ -320,7 +333,7 @@ class RAND(_Budgeted):
 
     _core = RANDCore
     _algorithm = "rand"
-    per_feature = (*_Budgeted.per_feature, "flag", "vis")
+    per_feature = (*_Budgeted.per_feature, "flag", "vis", "sel", "shown")
 
     def __init__(
         self,
@@ -328,19 +341,35 @@ class RAND(_Budgeted):
         budget_count: int | None = None,
         seed: int = 0,
         zero_score: str = "mistake",
+        draw: str = "once",
     ) -> None:
         self.budget = budget
         self.budget_count = budget_count
         self.seed = seed
         self.zero_score = zero_score
+        self.draw = draw
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        _require(
+            self.draw in _DRAWS,
+            "unknown RAND draw rule",
+            " or ".join(repr(k) for k in _DRAWS),
+            self.draw,
+            "pass draw='once' (the paper) or draw='per-mistake' (the authors' RND.m)",
+        )
 
     def _extra_fields(self, capacity: int) -> dict[str, Any]:
         return {
             "flag": np.zeros(capacity, np.int8),
             "vis": np.zeros(capacity, np.int64),
+            "sel": np.zeros(capacity, np.int64),
+            "shown": np.zeros(capacity, np.int64),
             "seed": int(self.seed),
             "n_selected": 0,
             "n_draws": 0,
+            "n_shown": 0,
+            "redraw": self.draw == "per-mistake",
         }
 
 
@@ -365,6 +394,7 @@ def ofs_reference(
     epsilon: float = 0.2,
     seed: int = 0,
     zero_score: str = "mistake",
+    draw: str = "once",
 ) -> np.ndarray:
     """Plain-NumPy OFS, PE_trun, RAND or OFS_P over a dense stream (NaN = absent).
 
@@ -406,6 +436,18 @@ def ofs_reference(
                 draws += 1
                 free[i], free[r] = free[r], free[i]
                 in_set[free[i]] = True
+        if algorithm == "rand" and draw == "per-mistake":
+            if y[t] * f <= 0:  # RND.m: update every feature, draw a new set, zero the rest
+                w += y[t] * x
+                pool = [int(c) for c in cols]
+                for i in range(min(B, len(pool))):
+                    r = i + int(draw_uniform(seed, 0, draws) * (len(pool) - i))
+                    draws += 1
+                    pool[i], pool[r] = pool[r], pool[i]
+                in_set[:] = False
+                in_set[pool[: min(B, len(pool))]] = True
+                w[~in_set] = 0.0
+            continue
         if algorithm in ("pe-trun", "rand"):
             if y[t] * f <= 0:
                 w += y[t] * np.where(in_set, x, 0.0) if algorithm == "rand" else y[t] * x
