@@ -162,6 +162,12 @@ class JsonlStream(LabelCoding):
             for text, first_line in iter_blocks(fh, self._where, self._block_bytes):
                 if spool is not None:
                     spool.write(text if text.endswith(b"\n") else text + b"\n")
+                if not first_pass:  # checked by the first pass: parse only
+                    key = self.label
+                    for obj in map(json.loads, filter(bytes.strip, text.split(b"\n"))):
+                        y = obj.pop(key)
+                        yield 0, obj, int(y) if type(y) is bool else y
+                    continue
                 for k, line in enumerate(text.split(b"\n")):
                     if line.strip():
                         yield self._parse(line, first_line + k)
@@ -289,7 +295,7 @@ class JsonlStream(LabelCoding):
         A row whose set of keys differs from the row before starts a segment
         (its visible features are its keys, as ``learn_one`` announces them).
         """
-        local = self._local.get
+        local = {name: j for j, name in enumerate(self.feature_names)}.get
         width = max(1, int(seg_dim[-1]))
         start = 0
         seen = 0  # local features seen so far (they are numbered by first appearance)
@@ -328,9 +334,13 @@ class JsonlStream(LabelCoding):
                 f"{self._where} changed between the two passes (a key not seen by the first "
                 "one). Expected the same file: do not write to it while it is read."
             )
-        data = np.fromiter(
-            (float(v) for x, _ in rows for v in x.values()), dtype=np.float64, count=nnz
-        )
+        try:
+            data = np.fromiter((v for x, _ in rows for v in x.values()), np.float64, count=nnz)
+        except (TypeError, ValueError):
+            raise DataFormatError(
+                f"{self._where} changed between the two passes (a value that is not a number). "
+                "Expected the same file: do not write to it while it is read."
+            ) from None
         X = sp.csr_matrix((data, col_map[loc], indptr), shape=(m, width))
         X.has_canonical_format = False
         X.sort_indices()
