@@ -12,6 +12,7 @@ from libc.math cimport exp, fabs, ldexp, log, log1p, sqrt
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
 
+from evofeat._core.adaptive cimport adagrad_step, ftrl_step, ftrl_weight
 from evofeat._core.core cimport Core
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
 from evofeat._core.rng cimport GOLDEN, peek_uniform
@@ -205,12 +206,14 @@ cdef class FESLCore(Core):
     space is visible (``v_cur``, ``v_next``). ``rng``: the SplitMix64 state of
     FESL-s's draws. Parameters: ``method``, ``loss_kind``, ``lr``,
     ``horizon`` (0: anytime), ``ridge``, ``clock`` (0 global, 1 restart at a
-    switch), ``base`` (0: the model learned on the current space takes OGD
-    steps; 1: diagonal AdaGrad steps ``lr g / sqrt(eps + G)``, ``G`` its
-    per-feature sum of squared gradients), ``eps``.
+    switch), ``base`` (the steps of the model learned on the current space:
+    0 OGD; 1 diagonal AdaGrad ``lr g / sqrt(eps + G)``, ``G`` the per-feature
+    sum of squared gradients; 2 FTRL-Proximal with ``alpha = lr``, ``z`` and
+    ``n = G`` per feature, ``w`` kept equal to the lazy weight), ``eps``,
+    ``beta``, ``l1``, ``l2``.
     """
 
-    cdef public double[::1] w, G
+    cdef public double[::1] w, G, z
     cdef public int64_t[::1] space
     cdef public double[:, ::1] buf_a, buf_p, h_a, k_p, g_p, c_p
     cdef public double[::1] r_a, v_p
@@ -218,7 +221,7 @@ cdef class FESLCore(Core):
     cdef public int64_t cur, dim, switches, n_a, n_p, t, t_p, v_cur, v_next
     cdef public uint64_t rng
     cdef public int method, loss_kind, clock
-    cdef public double lr, horizon, ridge, eps
+    cdef public double lr, horizon, ridge, eps, beta, l1, l2
     cdef public int base
     # scratch (not state): projections of a row through the stored rows, and a rescaled row
     cdef double[::1] q1, q2, q3, q4
@@ -230,6 +233,7 @@ cdef class FESLCore(Core):
         "alpha1", "alpha2", "loss1", "loss2",
         "cur", "dim", "switches", "n_a", "n_p", "t", "t_p", "v_cur", "v_next",
         "rng", "method", "loss_kind", "lr", "horizon", "ridge", "clock", "G", "base", "eps",
+        "z", "beta", "l1", "l2",
     )
 
     def __cinit__(self, *args, **kwargs):
@@ -443,7 +447,7 @@ cdef class FESLCore(Core):
 
     cdef void step_model(self, double tau, double slope, const int64_t* idx, const double* val,
                          Py_ssize_t n) noexcept:
-        """The step of the model learned on the current space: OGD (``w -= tau slope x``) or AdaGrad (``base`` 1)."""
+        """The step of the model learned on the current space: OGD (``w -= tau slope x``), AdaGrad or FTRL."""
         if self.base == 0:
             self.step_new(-tau * slope, idx, val, n)
             return
@@ -459,21 +463,32 @@ cdef class FESLCore(Core):
         cdef int64_t cur = self.cur, j
         cdef Py_ssize_t i, k
         cdef double g
-        for k in range(n):  # xs: the step of each entry (0 outside the current space)
+        for k in range(n):  # xs: the change of each weight (0 outside the current space)
             j = idx[k]
             self.xs[k] = 0.0
-            if self.space[j] == cur:
-                g = saturate(slope * val[k])
-                self.G[j] = saturate(self.G[j] + g * g)
-                self.xs[k] = saturate(-self.lr * (g / sqrt(self.eps + self.G[j])))
+            if self.space[j] != cur:
+                continue
+            g = saturate(slope * val[k])
+            if self.base == 1:
+                self.xs[k] = adagrad_step(&self.G[j], g, self.lr, self.eps)
+            else:
+                ftrl_step(&self.z[j], &self.G[j], self.w[j], g, self.lr)
+                self.xs[k] = saturate(
+                    ftrl_weight(self.z[j], self.G[j], self.lr, self.beta, self.l1, self.l2)
+                    - self.w[j])
         cdef int e
         if self.n_p > 0:  # v_p = X_p,cur w kept in step
             e = self.project_exp(self.buf_p, self.n_p, cur, idx, self.xs, n, self.q2)
             for i in range(self.n_p):
                 self.v_p[i] = saturate(self.v_p[i] + unscale(self.q2[i], e))
         for k in range(n):
-            if self.space[idx[k]] == cur:
-                self.w[idx[k]] = saturate(self.w[idx[k]] + self.xs[k])
+            j = idx[k]
+            if self.space[j] != cur:
+                continue
+            if self.base == 1:
+                self.w[j] = saturate(self.w[j] + self.xs[k])
+            else:  # exactly the lazy weight, not w + (w_new - w)
+                self.w[j] = ftrl_weight(self.z[j], self.G[j], self.lr, self.beta, self.l1, self.l2)
 
     cdef void store_row(self, double[:, ::1] gram, int64_t b, int64_t s, const int64_t* idx,
                         const double* val, Py_ssize_t n) noexcept:

@@ -33,7 +33,7 @@ __all__ = ["FESL", "LEARNERS", "METHODS", "fesl_reference"]
 METHODS = {"nogd": 0, "rogd-u": 1, "rogd-f": 2, "fesl-c": 3, "fesl-s": 4}
 _CLOCKS = {"global": 0, "switch": 1}
 #: base -> code inside the compiled core: the step of the model learned on the current space.
-BASES = {"ogd": 0, "adagrad": 1}
+BASES = {"ogd": 0, "adagrad": 1, "ftrl": 2}
 _LN2 = math.log(2.0)
 #: an overlap row whose largest value lies outside [_SMALL, _BIG] is stored rescaled.
 _BIG, _SMALL = 2.0**100, 2.0**-100
@@ -151,16 +151,22 @@ class FESL(OnlineLearner):
     base
         The step of the models learned on observed features (``w1`` before
         the first switch, ``w2`` after each): ``"ogd"`` (the paper's
-        ``tau_t = lr / sqrt(t)``, the default) or ``"adagrad"`` (not in the
-        paper: per-feature diagonal AdaGrad steps ``w_i -= lr g_i /
-        sqrt(eps + G_i)``, ``G_i`` the feature's sum of squared gradients,
-        restarting from zero with the new model, as
-        :class:`~evofeat.linear.adagrad.AdaGrad`; ``clock`` then does not
-        apply). The old model's updates on recovered rows (Eq. 4) keep OGD's
-        step in both cases: the map stores it as ``B`` numbers, and
-        per-feature steps in the old space would take it out of their span.
+        ``tau_t = lr / sqrt(t)``, the default); not in the paper, with
+        per-feature state restarting from zero with the new model and
+        ``clock`` not applying: ``"adagrad"`` (diagonal AdaGrad steps
+        ``w_i -= lr g_i / sqrt(eps + G_i)``, ``G_i`` the feature's sum of
+        squared gradients, as :class:`~evofeat.linear.adagrad.AdaGrad`) or
+        ``"ftrl"`` (FTRL-Proximal with ``alpha = lr`` and ``beta``, ``l1``,
+        ``l2``, as :class:`~evofeat.linear.ftrl.FTRL`; pass ``lr=0.1`` for
+        FTRL's usual alpha). The old model's updates on recovered rows
+        (Eq. 4) keep OGD's step whatever the base: the map stores that model
+        as ``B`` numbers, and per-feature steps in the old space would take
+        it out of their span.
     eps
         AdaGrad's initial accumulator (``base="adagrad"`` only).
+    beta, l1, l2
+        FTRL-Proximal's learning-rate offset and regularization
+        (``base="ftrl"`` only; the defaults of :class:`~evofeat.linear.ftrl.FTRL`).
 
     Attributes
     ----------
@@ -202,6 +208,9 @@ class FESL(OnlineLearner):
         seed: int = 0,
         base: str = "ogd",
         eps: float = 1e-8,
+        beta: float = 1.0,
+        l1: float = 1.0,
+        l2: float = 1.0,
     ) -> None:
         self.method = method
         self.lr = lr
@@ -213,8 +222,11 @@ class FESL(OnlineLearner):
         self.seed = seed
         self.base = base
         self.eps = eps
+        self.beta = beta
+        self.l1 = l1
+        self.l2 = l2
 
-    per_feature = ("w", "space", "buf_a", "buf_p", "G")
+    per_feature = ("w", "space", "buf_a", "buf_p", "G", "z")
 
     @property
     def task(self) -> str:  # type: ignore[override]
@@ -240,14 +252,21 @@ class FESL(OnlineLearner):
         check_choice(self.clock, _CLOCKS, "clock", "pass clock='global'")
         _check_int(self.seed, 0, "seed", "a seed", "pass seed=0")
         check_choice(self.base, BASES, "FESL base step", "pass base='ogd' (the paper's)")
-        e = self.eps
-        if isinstance(e, bool) or not isinstance(e, int | float) or not (e > 0 and np.isfinite(e)):
-            raise InputError(
-                "eps must be positive",
-                expected="a finite number > 0",
-                received=repr(e),
-                fix="pass eps=1e-8",
-            )
+        for name, low, default in (
+            ("eps", 0.0, "1e-8"),
+            ("beta", None, "1.0"),
+            ("l1", None, "1.0"),
+            ("l2", None, "1.0"),
+        ):
+            e = getattr(self, name)
+            ok = not isinstance(e, bool) and isinstance(e, int | float) and np.isfinite(e)
+            if not (ok and (e > low if low is not None else e >= 0)):
+                raise InputError(
+                    f"{name} must be {'positive' if low is not None else 'non-negative'}",
+                    expected=f"a finite number {'>' if low is not None else '>='} 0",
+                    received=repr(e),
+                    fix=f"pass {name}={default}",
+                )
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         out: np.ndarray = fesl_reference(X, y, **self.get_params())
@@ -289,6 +308,10 @@ class FESL(OnlineLearner):
             G=np.zeros(capacity),
             base=BASES[self.base],
             eps=float(self.eps),
+            z=np.zeros(capacity),
+            beta=float(self.beta),
+            l1=float(self.l1),
+            l2=float(self.l2),
         )
 
     @property
@@ -339,14 +362,21 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
     """
     p = FESL(**params).get_params()
 
-    def step_model(w: np.ndarray, G: np.ndarray, tau: float, slope: float, x: np.ndarray) -> Any:
-        """The new model's step: OGD ``w - tau slope x``, or AdaGrad (``G`` updated in place)."""
+    def step_model(
+        w: np.ndarray, G: np.ndarray, z: np.ndarray, tau: float, slope: float, x: np.ndarray
+    ) -> Any:
+        """The new model's step: OGD ``w - tau slope x``, AdaGrad or FTRL (``G``, ``z`` in place)."""
         if p["base"] == "ogd":
             return step_reference(w, -tau * slope, x)
         if not abs(slope) <= MAX:
             return w
         with np.errstate(over="ignore"):
             g = saturate_reference(slope * x)
+            if p["base"] == "ftrl":
+                from evofeat.linear import ftrl  # here: evofeat.linear.ftrl imports this package
+
+                z[:], G[:] = ftrl.ftrl_step_reference(z, G, w, g, lr)
+                return ftrl.ftrl_weights_reference(z, G, lr, p["beta"], p["l1"], p["l2"])
             G[:] = saturate_reference(G + g * g)
             return saturate_reference(
                 w + saturate_reference(-p["lr"] * (g / np.sqrt(p["eps"] + G)))
@@ -361,7 +391,8 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
     cur = switches = t = tp = 0
     rng = p["seed"] & 0xFFFFFFFFFFFFFFFF
     w = np.zeros(d)  # the new model (the only one before the first switch)
-    G = np.zeros(d)  # its AdaGrad accumulators (base="adagrad")
+    G = np.zeros(d)  # its AdaGrad accumulators / FTRL's n (base="adagrad" / "ftrl")
+    z = np.zeros(d)  # FTRL's z (base="ftrl")
     w_old = np.zeros(d)  # the old model, explicit
     X1 = X2 = np.zeros((0, d))  # overlap rows of the map in use (old part, new part)
     P: list[np.ndarray] = []  # collected overlap rows (NaN -> 0)
@@ -439,7 +470,7 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
                     h_finite = np.isfinite(Kp @ (X1 @ X1.T) @ Kp).all()
                 if not h_finite:  # the map overflows: dropped, as if there were no overlap rows
                     X1 = X2 = np.zeros((0, d))
-                P, w, G = [], np.zeros(d), np.zeros(d)
+                P, w, G, z = [], np.zeros(d), np.zeros(d), np.zeros(d)
                 cur, switches, tp = cur + 1, switches + 1, 0
                 alpha, L = np.array([0.5, 0.5]), np.zeros(2)
             prev = vis
@@ -455,7 +486,7 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
         tau = lr / math.sqrt(t)
         yi = float(y[i])
         if switches == 0:
-            w = step_model(w, G, tau, loss_reference(loss, dot_reference(w, xc), yi)[1], xc)
+            w = step_model(w, G, z, tau, loss_reference(loss, dot_reference(w, xc), yi)[1], xc)
             continue
         tp += 1
         xr, e = (
@@ -480,7 +511,7 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
         if m in (1, 3, 4) and abs(tau * g1) <= MAX:
             w_old = saturate_reference(w_old - unscale_reference(tau * g1 * xr, e))
         if m in (0, 3, 4):
-            w = step_model(w, G, tau if clock == "global" else lr / math.sqrt(tp), g2, xc)
+            w = step_model(w, G, z, tau if clock == "global" else lr / math.sqrt(tp), g2, xc)
     return (out[0], out[1], out[2]) if return_scores else out[0]
 
 

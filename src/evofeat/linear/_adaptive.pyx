@@ -5,24 +5,14 @@ Each coordinate's state is touched only when its feature is in the row, so
 an absent feature keeps its state and an unseen one starts at zero.
 """
 
-from libc.math cimport fabs, sqrt
+from libc.math cimport fabs
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, realloc
 
 from evofeat._core.core cimport Core
+from evofeat._core.adaptive cimport adagrad_step, ftrl_step, ftrl_weight
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
 from evofeat._core.safe cimport MAX, safe_dot, safe_dotn, saturate
-
-
-cdef inline double ftrl_weight(double z, double n, double alpha, double beta, double l1,
-                               double l2) noexcept nogil:
-    """McMahan et al. (2013), Algorithm 1: ``w = -(z - sgn(z) l1) / ((beta + sqrt(n)) / alpha + l2)``, 0 if ``|z| <= l1``."""
-    if fabs(z) <= l1:
-        return 0.0
-    cdef double d = (beta + sqrt(n)) / alpha + l2
-    if not d > 0.0:  # beta = l2 = 0 and n = 0 (a gradient whose square underflowed)
-        return 0.0
-    return saturate(-(z - (l1 if z > 0.0 else -l1)) / d)
 
 
 cdef class FTRLCore(Core):
@@ -76,17 +66,13 @@ cdef class FTRLCore(Core):
             return loss
         cdef Py_ssize_t k
         cdef int64_t i
-        cdef double g, w, n_new, sigma
+        cdef double w
         cdef double* z = &self.z[0]
         cdef double* nn = &self.n[0]
         for k in range(m):
             i = idx[k]
-            g = saturate(slope * val[k])
             w = ftrl_weight(z[i], nn[i], self.alpha, self.beta, self.l1, self.l2)
-            n_new = saturate(nn[i] + g * g)
-            sigma = saturate((sqrt(n_new) - sqrt(nn[i])) / self.alpha)
-            z[i] = saturate(z[i] + saturate(g - saturate(sigma * w)))
-            nn[i] = n_new
+            ftrl_step(&z[i], &nn[i], w, saturate(slope * val[k]), self.alpha)
         return loss
 
 
@@ -120,6 +106,5 @@ cdef class AdaGradCore(Core):
         for k in range(m):
             i = idx[k]
             g = saturate(slope * val[k])
-            G[i] = saturate(G[i] + g * g)
-            w[i] = saturate(w[i] - saturate(self.lr * (g / sqrt(self.eps + G[i]))))
+            w[i] = saturate(w[i] + adagrad_step(&G[i], g, self.lr, self.eps))
         return loss

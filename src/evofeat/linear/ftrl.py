@@ -17,6 +17,7 @@ __all__ = [
     "FTRL",
     "check_number",
     "ftrl_reference",
+    "ftrl_step_reference",
     "ftrl_weights_reference",
     "run_reference",
 ]
@@ -202,13 +203,24 @@ def ftrl_reference(
         return ftrl_weights_reference(z[vis], nn[vis], alpha, beta, l1, l2)
 
     def update(vis: np.ndarray, w: np.ndarray, g: np.ndarray) -> None:
-        n_new = np.clip(nn[vis] + g * g, -MAX, MAX)
-        sigma = np.clip((np.sqrt(n_new) - np.sqrt(nn[vis])) / alpha, -MAX, MAX)
-        step = np.clip(g - np.clip(sigma * w, -MAX, MAX), -MAX, MAX)
-        z[vis] = np.clip(z[vis] + step, -MAX, MAX)
-        nn[vis] = n_new
+        z[vis], nn[vis] = ftrl_step_reference(z[vis], nn[vis], w, g, alpha)
 
     return run_reference(X, y, loss, weights, update)
+
+
+def ftrl_step_reference(
+    z: np.ndarray, n: np.ndarray, w: np.ndarray, g: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Algorithm 1's update of ``(z, n)`` for gradients ``g`` at weights ``w``, each term saturated.
+
+    >>> ftrl_step_reference(np.zeros(1), np.zeros(1), np.zeros(1), np.array([0.5]), 0.1)
+    (array([0.5]), array([0.25]))
+    """
+    with np.errstate(over="ignore"):
+        n_new = np.clip(n + g * g, -MAX, MAX)
+        sigma = np.clip((np.sqrt(n_new) - np.sqrt(n)) / alpha, -MAX, MAX)
+        step = np.clip(g - np.clip(sigma * w, -MAX, MAX), -MAX, MAX)
+        return np.clip(z + step, -MAX, MAX), n_new
 
 
 def run_reference(

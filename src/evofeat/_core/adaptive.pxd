@@ -1,0 +1,31 @@
+# Per-coordinate adaptive steps, shared by linear/_adaptive.pyx (FTRL, AdaGrad) and ensemble/_fesl.pyx (base=...):
+# FTRL-Proximal's lazy weight and update (McMahan et al. 2013, Algorithm 1), diagonal AdaGrad (Duchi et al. 2011).
+from libc.math cimport fabs, sqrt
+
+from evofeat._core.safe cimport saturate
+
+
+cdef inline double ftrl_weight(double z, double n, double alpha, double beta, double l1,
+                               double l2) noexcept nogil:
+    """``w = -(z - sgn(z) l1) / ((beta + sqrt(n)) / alpha + l2)``, 0 if ``|z| <= l1``."""
+    if fabs(z) <= l1:
+        return 0.0
+    cdef double d = (beta + sqrt(n)) / alpha + l2
+    if not d > 0.0:  # beta = l2 = 0 and n = 0 (a gradient whose square underflowed)
+        return 0.0
+    return saturate(-(z - (l1 if z > 0.0 else -l1)) / d)
+
+
+cdef inline double ftrl_step(double* z, double* n, double w, double g, double alpha) noexcept nogil:
+    """Algorithm 1's update of one coordinate with gradient ``g`` and current weight ``w`` (each term saturated)."""
+    cdef double n_new = saturate(n[0] + g * g)
+    cdef double sigma = saturate((sqrt(n_new) - sqrt(n[0])) / alpha)
+    z[0] = saturate(z[0] + saturate(g - saturate(sigma * w)))
+    n[0] = n_new
+    return n_new
+
+
+cdef inline double adagrad_step(double* G, double g, double lr, double eps) noexcept nogil:
+    """``G += g^2`` and the step ``-lr g / sqrt(eps + G)`` to add to the weight (each saturated)."""
+    G[0] = saturate(G[0] + g * g)
+    return saturate(-lr * (g / sqrt(eps + G[0])))
