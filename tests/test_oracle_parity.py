@@ -25,6 +25,7 @@ from evofeat.base import FeatureIndex
 from evofeat.evaluate import prequential
 from evofeat.registry import ONLINE, make
 from evofeat.streams import Stream, evolvable, haphazard, trapezoidal
+from oracle import adaptive as oada
 from oracle import fesl as ofesl
 from oracle import ofs as oofs
 from oracle import perceptron_pa as opa
@@ -124,6 +125,14 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         )
         for m in ("fesl-c", "fesl-s")
     ],
+    ("ftrl", {}, oada.ftrl),
+    (
+        "ftrl",
+        {"alpha": 0.5, "beta": 0.5, "l1": 0.2, "l2": 0.1},
+        lambda X, y: oada.ftrl(X, y, 0.5, 0.5, 0.2, 0.1),
+    ),
+    ("adagrad", {}, oada.adagrad),
+    ("adagrad", {"lr": 0.5, "eps": 0.01}, lambda X, y: oada.adagrad(X, y, 0.5, 0.01)),
     (
         "stsd-regressor",
         {"C": 0.1, "epsilon": 0.1, "radius": 0.7, "budget": 0.45},
