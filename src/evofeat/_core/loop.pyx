@@ -35,6 +35,70 @@ UNSEEN = 2
 NOT_NUMERIC = 3
 
 
+cdef struct Record:
+    # what the loops record: every prediction (when keep), the running mistakes and loss of the
+    # scored rows (from first_scored on), and the curve's totals at its ticks (tick_at: 1-based
+    # row positions, increasing; the next to fill is t)
+    bint keep
+    bint count_mistakes
+    double* out_label
+    double* out_score
+    const int64_t* tick_at
+    Py_ssize_t n_tick
+    Py_ssize_t t
+    Py_ssize_t first_scored
+    double* curve_m
+    double* curve_l
+    double base_m
+    double base_l
+    int64_t wrong
+    double loss_sum
+
+
+cdef Record _record(Py_ssize_t first_scored, bint count_mistakes, const int64_t[::1] tick_at,
+                    int64_t[::1] tick_pos, double[::1] curve_m, double[::1] curve_l,
+                    double base_m, double base_l, double[::1] out_label, double[::1] out_score):
+    cdef Record rec
+    rec.keep = out_label.shape[0] > 0
+    rec.count_mistakes = count_mistakes
+    rec.out_label = &out_label[0] if rec.keep else NULL
+    rec.out_score = &out_score[0] if rec.keep else NULL
+    rec.n_tick = tick_at.shape[0]
+    rec.tick_at = &tick_at[0] if rec.n_tick > 0 else NULL
+    rec.t = tick_pos[0]
+    rec.first_scored = first_scored
+    rec.curve_m = &curve_m[0] if curve_m.shape[0] > 0 else NULL
+    rec.curve_l = &curve_l[0] if curve_l.shape[0] > 0 else NULL
+    rec.base_m = base_m
+    rec.base_l = base_l
+    rec.wrong = 0
+    rec.loss_sum = 0.0
+    return rec
+
+
+cdef inline int _step(Core core, Record* rec, Py_ssize_t r, const int64_t* idx,
+                      const double* val, Py_ssize_t m, double y, const int64_t* vcols,
+                      Py_ssize_t nv, Py_ssize_t vdim) except -1:
+    """Row ``r`` (its position in the block): predict, record, announce ``vcols`` if given, learn."""
+    cdef double label = 0.0
+    cdef double score = core.predict(idx, val, m, &label)
+    if rec.keep:
+        rec.out_label[r] = label
+        rec.out_score[r] = score
+    if nv >= 0:
+        core.visible(vcols, nv, vdim)
+    cdef double loss = core.learn(idx, val, m, y, score)
+    if r >= rec.first_scored:
+        if rec.count_mistakes and label != y:
+            rec.wrong += 1
+        rec.loss_sum += loss
+    if rec.t < rec.n_tick and rec.tick_at[rec.t] == r + 1:
+        rec.curve_m[rec.t] = rec.base_m + rec.wrong
+        rec.curve_l[rec.t] = rec.base_l + rec.loss_sum
+        rec.t += 1
+    return 0
+
+
 def run_chunk(
     Core core,
     const int64_t[::1] indptr,
@@ -64,35 +128,25 @@ def run_chunk(
     (those from ``first_scored`` on). Returns the chunk's mistakes and loss.
     ``out_label`` / ``out_score`` get every prediction when they are not empty.
     """
-    cdef bint keep = out_label.shape[0] > 0
-    cdef Py_ssize_t n_tick = tick_at.shape[0], n_seg = seg_rows.shape[0]
-    cdef Py_ssize_t t = tick_pos[0], k = 0, i, a, b
-    cdef int64_t wrong = 0
-    cdef double loss_sum = 0.0, score, label, loss
+    cdef Record rec = _record(first_scored, count_mistakes, tick_at, tick_pos, curve_m, curve_l,
+                              base_m, base_l, out_label, out_score)
+    cdef Py_ssize_t n_seg = seg_rows.shape[0], k = 0, i, a, b, nv
     cdef const int64_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
     cdef const double* dp = &data[0] if data.shape[0] > 0 else NULL
     cdef const int64_t* sp = &seg_cols[0] if seg_cols.shape[0] > 0 else NULL
     for i in range(y.shape[0]):
         a = indptr[i]
         b = indptr[i + 1]
-        score = core.predict(ip + a, dp + a, b - a, &label)
-        if keep:
-            out_label[i] = label
-            out_score[i] = score
+        nv = -1
         if k < n_seg and seg_rows[k] == i:
-            core.visible(sp + seg_indptr[k], seg_indptr[k + 1] - seg_indptr[k], seg_dim[k])
+            nv = seg_indptr[k + 1] - seg_indptr[k]
+            _step(core, &rec, i, ip + a, dp + a, b - a, y[i], sp + seg_indptr[k] if sp else NULL,
+                  nv, seg_dim[k])
             k += 1
-        loss = core.learn(ip + a, dp + a, b - a, y[i], score)
-        if i >= first_scored:
-            if count_mistakes and label != y[i]:
-                wrong += 1
-            loss_sum += loss
-        if t < n_tick and tick_at[t] == i + 1:
-            curve_m[t] = base_m + wrong
-            curve_l[t] = base_l + loss_sum
-            t += 1
-    tick_pos[0] = t
-    return wrong, loss_sum
+        else:
+            _step(core, &rec, i, ip + a, dp + a, b - a, y[i], NULL, -1, 0)
+    tick_pos[0] = rec.t
+    return rec.wrong, rec.loss_sum
 
 
 def run_rows(
@@ -144,11 +198,12 @@ def run_rows(
     the longest row) are scratch. Row positions (``first_scored``,
     ``tick_at``, ``out_*``) count from ``start``. Returns the mistakes and loss.
     """
-    cdef bint dense = X.shape[0] > 0, keep = out_label.shape[0] > 0
-    cdef Py_ssize_t n_tick = tick_at.shape[0], n_seg = seg_rows.shape[0]
-    cdef Py_ssize_t t = tick_pos[0], k = 0, i, r, j, a, b, m, lo, hi, prev_k = -1
-    cdef int64_t wrong = 0, c, ic, last
-    cdef double loss_sum = 0.0, score, label, loss, v
+    cdef bint dense = X.shape[0] > 0
+    cdef Record rec = _record(first_scored, count_mistakes, tick_at, tick_pos, curve_m, curve_l,
+                              base_m, base_l, out_label, out_score)
+    cdef Py_ssize_t n_seg = seg_rows.shape[0], k = 0, i, r, j, m, lo, hi, prev_k = -1
+    cdef int64_t c, ic, last
+    cdef double v
     cdef bint contiguous, sorted_row
     cdef const int64_t* idx
     cdef const double* val
@@ -208,23 +263,13 @@ def run_rows(
                 _sort_pairs(bi, bv, m)
             idx = bi
             val = bv
-        score = core.predict(idx, val, m, &label)
-        if keep:
-            out_label[r] = label
-            out_score[r] = score
         if seg_rows[k] == i:
-            core.visible(icols + lo if icols is not NULL else NULL, hi - lo, seg_dim[k])
-        loss = core.learn(idx, val, m, y[i], score)
-        if r >= first_scored:
-            if count_mistakes and label != y[i]:
-                wrong += 1
-            loss_sum += loss
-        if t < n_tick and tick_at[t] == r + 1:
-            curve_m[t] = base_m + wrong
-            curve_l[t] = base_l + loss_sum
-            t += 1
-    tick_pos[0] = t
-    return wrong, loss_sum
+            _step(core, &rec, r, idx, val, m, y[i], icols + lo if icols is not NULL else NULL,
+                  hi - lo, seg_dim[k])
+        else:
+            _step(core, &rec, r, idx, val, m, y[i], NULL, -1, 0)
+    tick_pos[0] = rec.t
+    return rec.wrong, rec.loss_sum
 
 
 cdef void _sort_pairs(int64_t* idx, double* val, Py_ssize_t m) noexcept:
