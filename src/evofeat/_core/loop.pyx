@@ -8,7 +8,7 @@ name -> column dict, with the same math as the array path.
 """
 
 from cpython.dict cimport PyDict_GetItem, PyDict_Next
-from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_AsDouble, PyFloat_CheckExact
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
 from cpython.long cimport PyLong_AsSsize_t
 from cpython.object cimport PyObject
 from libc.math cimport isfinite
@@ -26,6 +26,22 @@ cdef int _by_col(const void* a, const void* b) noexcept nogil:
     cdef int64_t ca = (<const Entry*> a).col, cb = (<const Entry*> b).col
     return (ca > cb) - (ca < cb)
 
+
+
+cdef inline void _sort_entries(Entry* e, Py_ssize_t m) noexcept:
+    """Sort ``e[:m]`` by column (distinct): insertion sort for short rows, else qsort."""
+    cdef Py_ssize_t a, b
+    cdef Entry cur
+    if m > 32:
+        qsort(e, m, sizeof(Entry), _by_col)
+        return
+    for a in range(1, m):
+        cur = e[a]
+        b = a - 1
+        while b >= 0 and e[b].col > cur.col:
+            e[b + 1] = e[b]
+            b -= 1
+        e[b + 1] = cur
 
 
 #: codes returned by the dict path
@@ -340,6 +356,8 @@ cdef class RowBuffer:
     cdef list last_keys
     cdef int64_t* last_cols
     cdef object last_col_of
+    # the keys of the last row that the feature index did not know (learn_dict's UNSEEN)
+    cdef public list unseen_keys
     # the learner's announced-visibility array, as a memoryview acquired once per array object
     cdef object vis_obj
     cdef int64_t[::1] vis
@@ -398,8 +416,8 @@ cdef class RowBuffer:
             if PyFloat_CheckExact(<object> value):
                 v = PyFloat_AS_DOUBLE(<object> value)
             else:
-                try:
-                    v = PyFloat_AsDouble(<object> value)
+                try:  # as float() reads it (numbers, numeric strings), the rule of _values
+                    v = float(<object> value)
                 except (TypeError, ValueError, OverflowError):
                     return NOT_NUMERIC
             if not isfinite(v):
@@ -410,6 +428,10 @@ cdef class RowBuffer:
                 same = False
                 col = PyDict_GetItem(col_of, <object> key)
                 if col is NULL:
+                    if need_all:
+                        if not unseen:
+                            self.unseen_keys = []
+                        self.unseen_keys.append(<object> key)
                     unseen = True
                     continue
                 c = PyLong_AsSsize_t(<object> col)
@@ -428,7 +450,7 @@ cdef class RowBuffer:
         if unseen and need_all:
             return UNSEEN
         if not in_order:
-            qsort(self.entries, m, sizeof(Entry), _by_col)
+            _sort_entries(self.entries, m)
         for k in range(m):
             self.idx[k] = self.entries[k].col
             self.val[k] = self.entries[k].val

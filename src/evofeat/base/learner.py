@@ -22,7 +22,7 @@ import numpy as np
 from evofeat._core import loop as _loop
 from evofeat._core.core import Core
 from evofeat.base.errors import InputError
-from evofeat.base.feature_index import FeatureIndex
+from evofeat.base.feature_index import FeatureIndex, sort_names
 
 __all__ = ["OnlineLearner"]
 
@@ -266,9 +266,12 @@ class OnlineLearner:
                 return self
             if code != _loop.UNSEEN:
                 self._values(row)  # raises the clear error, before any feature is added
+                raise AssertionError(f"the compiled row check and _values disagree on {row!r}")
+            new = buf.unseen_keys  # every value was valid: add the keys the index lacks, in
+            fi.extend_new(sort_names(set(new)) if len(new) > 1 else new)  # FeatureIndex.add's order
         else:
             self._values(row)
-        fi.add(row)
+            fi.add(row)
         self._ensure_capacity(len(fi))
         _loop.learn_dict(self._state, row, fi._lookup(), target, self._vis, len(fi.names), buf)
         self.n_learned_ += 1

@@ -21,10 +21,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
 from .errors import DataFormatError
 from .textio import BZ2_MAGIC, GZIP_MAGIC, MAX_FEATURE_INDEX, read_all, short
+
+
+def load_svmlight_file(*args: Any, **kwargs: Any) -> Any:
+    """scikit-learn's LIBSVM parser, imported on first use (importing sklearn.datasets costs ~1 s)."""
+    from sklearn.datasets import load_svmlight_file as parse
+
+    return parse(*args, **kwargs)
+
 
 __all__ = [
     "DecimalCommaWarning",
