@@ -38,7 +38,6 @@ from typing import TypeAlias
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.preprocessing import normalize
 
 __all__ = [
     "PREPROCESSORS",
@@ -120,6 +119,8 @@ def _minmax(X: Matrix) -> Matrix:
 
 def _unit_norm(X: Matrix) -> Matrix:
     if sp.issparse(X):
+        from sklearn.preprocessing import normalize  # imported on first use: sklearn costs ~1 s
+
         return sp.csr_matrix(normalize(sp.csr_matrix(X, dtype=np.float64), norm="l2", copy=True))
     A = np.array(X, dtype=np.float64, copy=True)
     norms = np.sqrt(np.nansum(A * A, axis=1))
