@@ -60,7 +60,9 @@ def _labels(score: np.ndarray, rng: np.random.Generator, threshold: float = 0.0)
     return np.where(flip, -y, y).astype(np.int64)
 
 
-def _zipf_rows(n: int, d: int, nnz: int, cdf: np.ndarray, perm: np.ndarray, seed: int) -> np.ndarray:
+def _zipf_rows(
+    n: int, d: int, nnz: int, cdf: np.ndarray, perm: np.ndarray, seed: int
+) -> np.ndarray:
     """``n`` rows of ``nnz`` distinct columns drawn from ``cdf`` (by rank), mapped through ``perm``."""
     import sys
 

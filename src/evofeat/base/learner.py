@@ -234,11 +234,10 @@ class OnlineLearner:
         return self._learn_core(x, self._encode_label(y))
 
     def _row_buffer(self) -> Any:
-        try:
-            return self._buf
-        except AttributeError:
-            self._buf = _loop.RowBuffer()
-            return self._buf
+        buf: Any = getattr(self, "_buf", None)  # a slot: unset until first use (and after a copy)
+        if buf is None:
+            buf = self._buf = _loop.RowBuffer()
+        return buf
 
     def _dict_row(self, x: Mapping[Hashable, float]) -> dict[Hashable, Any]:
         if type(x) is dict:

@@ -92,7 +92,7 @@ class Stream:
     name: str = ""
     info: dict[str, Any] = field(default_factory=dict)
     _nan_absent: bool = False
-    _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _cache: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n, d = self.X.shape
@@ -327,7 +327,7 @@ class Stream:
 
     def segment_block(
         self, col_map: np.ndarray, seg_dim: np.ndarray, start: int, stop: int
-    ) -> dict[str, np.ndarray]:
+    ) -> dict[str, Any]:
         """The segments that rows ``start:stop`` see, as arrays for the compiled loop.
 
         ``first`` (the index of the first of them), ``rows`` (first row of each, the first holding ``start``), ``indptr``
