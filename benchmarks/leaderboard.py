@@ -340,11 +340,15 @@ def render(results: dict[str, Any], out: Path) -> None:
         f"- **Cells in this report** ({len(cells)}): "
         + ", ".join(f"{k} ({c['orders']} orders)" for k, c in cells.items())
         + ".",
-        f"- **Not run yet**: every other (data set, scenario) of the full grid "
-        f"({len(DATASETS)} data sets x {len(SCENARIOS)} scenarios: {', '.join(DATASETS)}; "
-        f"{', '.join(SCENARIOS)}). Run them with `nice python benchmarks/leaderboard.py` "
-        "(resumes: stored cells are skipped), or a part with `--datasets` / `--scenarios` / "
-        "`--learners` / `--peers`.",
+        "- **Not run yet** (of the default grid, "
+        f"{len(DATASETS)} data sets x {len(SCENARIOS)} scenarios): "
+        + (
+            ", ".join(f"{d}/{sc}" for d in DATASETS for sc in SCENARIOS if f"{d}/{sc}" not in cells)
+            or "none"
+        )
+        + ". Run them with `nice python benchmarks/leaderboard.py` "
+        "(it resumes: stored cells are skipped), or a part with `--datasets` / `--scenarios` / "
+        "`--learners` / `--peers`; `--peer-seconds` bounds a slow peer (OVFM, ORF3V) per cell.",
         "- **Scenarios that do not apply**: "
         + "; ".join(f"`{k}`: {v}" for k, v in NOT_ONLINE.items())
         + ".",
