@@ -72,10 +72,13 @@ def plot_curves(ax: Any, tables: dict[str, pd.DataFrame], stages: list[int], yla
     for label, t in tables.items():
         (line,) = ax.plot(t["rows"], t["mean"], label=label)
         if (t["std"] > 0).any():
+            upper = t["mean"] + t["std"]
+            if "mistake rate" in ylabel:  # a rate stays within [0, 1]
+                upper = upper.clip(upper=1.0)
             ax.fill_between(
                 t["rows"],
                 (t["mean"] - t["std"]).clip(lower=0),  # rates and losses are not negative
-                t["mean"] + t["std"],
+                upper,
                 color=line.get_color(),
                 alpha=0.2,
                 linewidth=0,
