@@ -14,8 +14,9 @@ from __future__ import annotations
 import copy
 import inspect
 import math
-from collections.abc import Hashable, Mapping
-from typing import Any, ClassVar
+import sys
+from collections.abc import Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -24,7 +25,94 @@ from evofeat._core.core import Core
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex, sort_names
 
-__all__ = ["OnlineLearner"]
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+__all__ = ["OnlineLearner", "batch_arrays"]
+
+_PREDICT_ROWS = 65536  # rows scored at a time by predict_many (memory bounded by the block)
+
+
+def batch_arrays(X: Any) -> tuple[np.ndarray | sp.csr_matrix, list[Hashable], Any]:
+    """``(values, names, index)`` of a mini-batch, as :meth:`OnlineLearner.learn_many` reads it.
+
+    A pandas DataFrame gives its values as floats (NaN, ``None`` and
+    ``pd.NA``: an absent feature), its column names and its index. A NumPy
+    array (2-D; NaN: absent) or a SciPy sparse matrix (CSR; every column is
+    present, an unstored entry is the value 0) gives the names ``f0``,
+    ``f1``, ... and no index.
+
+    >>> import pandas as pd
+    >>> values, names, index = batch_arrays(pd.DataFrame({"a": [1.0, None], "b": [0, 2]}))
+    >>> values.tolist(), names, list(index)
+    ([[1.0, 0.0], [nan, 2.0]], ['a', 'b'], [0, 1])
+    >>> batch_arrays(np.array([[1.0, np.nan]]))[1]
+    ['f0', 'f1']
+    """
+    if hasattr(X, "columns") and hasattr(X, "to_numpy"):
+        try:
+            values = X.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            bad = [str(c) for c, t in X.dtypes.items() if t.kind not in "biufc"]
+            raise InputError(
+                "a mini-batch has a non-numeric column",
+                expected="numeric columns (NaN or None for an absent value)",
+                received=f"column(s) {', '.join(bad[:5]) or '?'} of dtype "
+                + ", ".join(map(str, X.dtypes.unique())),
+                fix="encode categorical columns as numbers first",
+            ) from None
+        names = list(X.columns)
+        if len(set(names)) != len(names):
+            raise InputError(
+                "a mini-batch has repeated column names",
+                expected="one column per feature",
+                received=", ".join(sorted({str(c) for c in names if names.count(c) > 1})),
+                fix="rename or drop the repeated columns",
+            )
+        return _finite(np.ascontiguousarray(values)), names, X.index
+    if _is_sparse(X):
+        import scipy.sparse as sp
+
+        csr = sp.csr_matrix(X, dtype=np.float64)
+        _finite(csr.data, absent_ok=False)
+        return csr, [f"f{j}" for j in range(csr.shape[1])], None
+    try:
+        values = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        values = None
+    if values is None or values.ndim != 2:
+        raise InputError(
+            "a mini-batch must be a table of rows",
+            expected="a pandas DataFrame, a 2-D NumPy array or a SciPy sparse matrix of numbers",
+            received=type(X).__name__
+            if values is None
+            else f"a {values.ndim}-D array of shape {values.shape}",
+            fix="pass pandas.DataFrame(rows) (one column per feature, NaN for absent)",
+        )
+    return _finite(np.ascontiguousarray(values)), [f"f{j}" for j in range(values.shape[1])], None
+
+
+def _is_sparse(X: Any) -> bool:
+    """Whether ``X`` is a SciPy sparse matrix (without importing SciPy for anything else)."""
+    if "scipy.sparse" not in sys.modules:
+        return False
+    return bool(sys.modules["scipy.sparse"].issparse(X))
+
+
+def _finite(values: np.ndarray, absent_ok: bool = True) -> np.ndarray:
+    """``values``, after checking that none is infinite (nor NaN unless ``absent_ok``)."""
+    bad = np.isinf(values) if absent_ok else ~np.isfinite(values)
+    if bad.any():
+        raise InputError(
+            "a mini-batch holds infinite values"
+            if absent_ok
+            else "a sparse mini-batch holds NaN or inf",
+            expected="finite values" + (" (NaN for an absent feature)" if absent_ok else ""),
+            received=f"{values[bad].ravel()[0]} ({int(bad.sum())} such values)",
+            fix="clip or drop them"
+            + ("" if absent_ok else "; pass a dense batch for NaN as absent"),
+        )
+    return values
 
 
 class OnlineLearner:
@@ -218,11 +306,38 @@ class OnlineLearner:
         return v
 
     def _decode_label(self, label: float) -> Any:
+        return self._decode_labels(np.array([label]))[0].item()
+
+    def _decode_labels(self, labels: np.ndarray) -> np.ndarray:
+        """The compiled loop's labels as this task's labels (-1/+1, class codes or values)."""
         if self.task == "binary":
-            return 1 if label > 0 else -1
+            return np.where(labels > 0, 1, -1)
         if self.task == "multiclass":
-            return int(label)
-        return float(label)
+            return labels.astype(np.int64)
+        return labels.astype(np.float64)
+
+    def _encode_labels(self, y: Any, n: int) -> np.ndarray:
+        """The targets of ``n`` labels, each read as :meth:`_encode_label` reads it (once per distinct label)."""
+        labels = np.asarray(y)
+        if labels.shape != (n,):
+            raise InputError(
+                "the labels do not match the rows",
+                expected=f"{n} labels, one per row",
+                received=f"labels of shape {labels.shape}",
+                fix="pass one label per row (a pandas Series, a list or a 1-D array)",
+            )
+        if self.task == "regression" and labels.dtype.kind in "biuf":
+            targets = labels.astype(np.float64)
+            bad = ~np.isfinite(targets)
+            if bad.any():
+                self._encode_label(targets[bad][0])  # raises the clear error
+            return targets
+        try:
+            distinct, inverse = np.unique(labels, return_inverse=True)
+        except TypeError:  # labels of kinds that do not sort together
+            return np.array([self._encode_label(v) for v in labels.tolist()], dtype=np.float64)
+        codes = np.array([self._encode_label(v) for v in distinct.tolist()], dtype=np.float64)
+        return codes[inverse.ravel()]
 
     # ------------------------------------------------------------------ dict path
     def learn_one(self, x: Mapping[Hashable, float], y: Any) -> OnlineLearner:
@@ -314,6 +429,116 @@ class OnlineLearner:
         s = out[0]
         p = 1.0 / (1.0 + math.exp(-s)) if s >= 0 else math.exp(s) / (1.0 + math.exp(s))
         return {-1: 1.0 - p, 1: p}
+
+    # ------------------------------------------------------------------ mini-batches (River's *_many)
+    def learn_many(self, X: Any, y: Any) -> OnlineLearner:
+        """Learn the rows of ``X`` in order, exactly as :meth:`learn_one` on each row, in the compiled loop.
+
+        ``X`` is a pandas DataFrame (one column per feature, named as the dict
+        keys would be; NaN or ``None``: the feature is absent from that row), a
+        2-D NumPy array (NaN: absent) or a SciPy sparse matrix (every column is
+        present, an unstored entry is the value 0); arrays name their columns
+        ``f0``, ``f1``, ... (see :func:`batch_arrays`). A column goes through
+        the learner's one feature index: it becomes a feature at the first
+        row where it is present, as that row's new key would in
+        :meth:`learn_one`, so columns may come and go between and within
+        batches. ``y`` holds one label per row. The rows run through
+        :func:`evofeat.evaluate.prequential` (no Python per row).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evofeat.linear.pa import PA
+        >>> X = pd.DataFrame({"a": [1.0, 0.0, 1.0, 0.2], "b": [None, 1.0, 0.5, 2.0]})
+        >>> model = PA().learn_many(X, pd.Series([1, -1, 1, -1]))
+        >>> model.predict_many(X).tolist()
+        [1, -1, 1, -1]
+        >>> model.coef_ == PA().learn_one({"a": 1.0}, 1).learn_one(
+        ...     {"a": 0.0, "b": 1.0}, -1).learn_one({"a": 1.0, "b": 0.5}, 1).learn_one(
+        ...     {"a": 0.2, "b": 2.0}, -1).coef_
+        True
+        """
+        values, names, _ = batch_arrays(X)
+        return self._learn_arrays(values, names, self._encode_labels(y, values.shape[0]))
+
+    def _learn_arrays(
+        self, values: np.ndarray | sp.csr_matrix, names: list[Hashable], targets: np.ndarray
+    ) -> OnlineLearner:
+        """:meth:`learn_many` on checked arrays (see :func:`batch_arrays`) and encoded targets."""
+        from evofeat.evaluate.prequential import prequential
+        from evofeat.streams.stream import Stream
+
+        if values.shape[0] == 0:
+            return self
+        if _is_sparse(values):
+            stream = Stream.full(values, targets, names, task=self.task)
+        else:
+            stream = Stream.from_dense(values, targets, names, task=self.task)
+        prequential(self, stream, continues=True)
+        return self
+
+    def predict_many(self, X: Any) -> Any:
+        """The label :meth:`predict_one` gives each row of ``X`` (see :meth:`learn_many`); learns nothing.
+
+        A pandas Series indexed like ``X`` (a range for arrays); ``None`` for
+        every row before any learning. Scored by the compiled predict.
+        """
+        import pandas as pd
+
+        values, names, index = batch_arrays(X)
+        if getattr(self, "_state", None) is None:
+            return pd.Series([None] * values.shape[0], index=index, dtype=object)
+        return pd.Series(self._decode_labels(self._score_rows(values, names)[1]), index=index)
+
+    def predict_proba_many(self, X: Any) -> Any:
+        """:meth:`predict_proba_one` of each row of ``X``: a DataFrame with the columns -1 and 1.
+
+        Indexed like ``X`` (a range for arrays); 0.5 each before any learning.
+        """
+        import pandas as pd
+
+        if self.task != "binary":
+            raise NotImplementedError(f"predict_proba_many is for binary learners, not {self.task}")
+        values, names, index = batch_arrays(X)
+        score = self._score_rows(values, names)[0]
+        p = np.exp(-np.logaddexp(0.0, -score))  # the logistic function, without overflow
+        return pd.DataFrame({-1: 1.0 - p, 1: p}, index=index)
+
+    def _score_rows(
+        self, X: np.ndarray | sp.csr_matrix, names: Iterable[Hashable]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(score, label)`` of each row from the compiled predict (see :func:`evofeat.compat.score_rows`)."""
+        n = X.shape[0]
+        score, label = np.zeros(n), np.zeros(n)
+        if getattr(self, "_state", None) is None:
+            return score, label
+        import scipy.sparse as sp
+
+        col_map = np.array([self.feature_index_.get(j) for j in names], dtype=np.int64)
+        for start in range(0, n, _PREDICT_ROWS):
+            stop = min(n, start + _PREDICT_ROWS)
+            if sp.issparse(X):
+                block = sp.csr_matrix(X[start:stop])
+                rows = np.repeat(np.arange(stop - start), np.diff(block.indptr))
+                keep = col_map[block.indices] >= 0
+                rows, cols, values = rows[keep], block.indices[keep], block.data[keep]
+            else:
+                dense = np.asarray(X[start:stop])
+                rows, cols = np.nonzero(~np.isnan(dense) & (col_map >= 0))
+                values = dense[rows, cols]
+            csr = sp.csr_matrix(
+                (values, (rows, col_map[cols])), shape=(stop - start, self._capacity)
+            )
+            csr.sort_indices()
+            _loop.predict_rows(
+                self._state,
+                csr.indptr.astype(np.int64),
+                csr.indices.astype(np.int64),
+                csr.data.astype(np.float64),
+                score[start:stop],
+                label[start:stop],
+            )
+        return score, label
 
     # ------------------------------------------------------------------ learned state
     def _weights(self, field: str = "w") -> np.ndarray:

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from evofeat._core import loop as _loop
 from evofeat.base.errors import InputError
 from evofeat.base.learner import OnlineLearner
 
@@ -143,9 +142,6 @@ def build_learner(
     return model
 
 
-_PREDICT_ROWS = 65536
-
-
 def score_rows(
     model: OnlineLearner, X: np.ndarray | sp.csr_matrix, names: Iterable[Hashable]
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -160,30 +156,4 @@ def score_rows(
     >>> score_rows(model, np.array([[2.0, 5.0], [np.nan, 1.0]]), ["a", "new"])
     (array([2., 0.]), array([ 1., -1.]))
     """
-    n = X.shape[0]
-    score, label = np.zeros(n), np.zeros(n)
-    if getattr(model, "_state", None) is None:
-        return score, label
-    col_map = np.array([model.feature_index_.get(j) for j in names], dtype=np.int64)
-    for start in range(0, n, _PREDICT_ROWS):
-        stop = min(n, start + _PREDICT_ROWS)
-        if sp.issparse(X):
-            block = sp.csr_matrix(X[start:stop])
-            rows = np.repeat(np.arange(stop - start), np.diff(block.indptr))
-            keep = col_map[block.indices] >= 0
-            rows, cols, values = rows[keep], block.indices[keep], block.data[keep]
-        else:
-            dense = np.asarray(X[start:stop])
-            rows, cols = np.nonzero(~np.isnan(dense) & (col_map >= 0))
-            values = dense[rows, cols]
-        csr = sp.csr_matrix((values, (rows, col_map[cols])), shape=(stop - start, model._capacity))
-        csr.sort_indices()
-        _loop.predict_rows(
-            model._state,
-            csr.indptr.astype(np.int64),
-            csr.indices.astype(np.int64),
-            csr.data.astype(np.float64),
-            score[start:stop],
-            label[start:stop],
-        )
-    return score, label
+    return model._score_rows(X, names)

@@ -27,9 +27,9 @@ values. A warning says when the learner's predictions stop being finite.
 
 Mini-batches. ``learn_many(X, y)``, ``predict_many(X)`` and
 ``predict_proba_many(X)`` take a pandas DataFrame (NaN is an absent feature)
-and run through the compiled loop (:func:`evofeat.evaluate.prequential` on a
-:class:`~evofeat.streams.Stream` built from the frame), learning exactly what
-a ``learn_one`` loop over the rows learns.
+and run through the learner's own methods of the same names
+(:meth:`evofeat.base.OnlineLearner.learn_many`: the compiled loop), learning
+exactly what a ``learn_one`` loop over the rows learns.
 
 Before the first ``learn_one``, the classifiers' ``predict_one`` is ``None``
 (evofeat's convention; River's ``progressive_val_score`` skips such
@@ -46,13 +46,11 @@ from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
-from scipy.special import expit, softmax
+from scipy.special import softmax
 
 from evofeat.base.errors import InputError
-from evofeat.base.learner import OnlineLearner
-from evofeat.compat import DEFAULTS, build_learner, learner_defaults, score_rows
-from evofeat.evaluate.prequential import prequential
-from evofeat.streams.stream import Stream
+from evofeat.base.learner import OnlineLearner, batch_arrays
+from evofeat.compat import DEFAULTS, build_learner, learner_defaults
 
 __all__ = ["EvofeatClassifier", "EvofeatMultiClassifier", "EvofeatRegressor", "to_river"]
 
@@ -73,27 +71,6 @@ def _river_base() -> Any:
             "the River adapters need River: pip install 'evofeat[river]' (or pip install river)"
         ) from None
     return base
-
-
-def _frame(X: Any) -> tuple[np.ndarray, list[Hashable]]:
-    """A DataFrame's values as floats (NaN: absent) and its column names."""
-    if not hasattr(X, "columns"):
-        raise InputError(
-            "a mini-batch must be a pandas DataFrame",
-            expected="a DataFrame with one column per feature (NaN: absent)",
-            received=type(X).__name__,
-            fix="pass pandas.DataFrame(rows)",
-        )
-    try:
-        values = X.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
-    except (TypeError, ValueError):
-        raise InputError(
-            "a mini-batch has a non-numeric column",
-            expected="numeric columns",
-            received=", ".join(map(str, X.dtypes.unique())),
-            fix="encode categorical columns as numbers first",
-        ) from None
-    return values, list(X.columns)
 
 
 # ------------------------------------------------------------------------ binary labels
@@ -131,15 +108,6 @@ class _Adapter:
     @classmethod
     def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
         yield {}
-
-    def _learn_frame(self, values: np.ndarray, names: list[Hashable], target: np.ndarray) -> None:
-        """The compiled prequential loop over the rows (NaN: absent); learns what learn_one would."""
-        stream = Stream.from_dense(values, target, names, task=self.learner_.task)
-        prequential(self.learner_, stream)
-
-    def _scores(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        values, names = _frame(X)
-        return score_rows(self.learner_, values, names)
 
 
 class _Binary(_Adapter):
@@ -183,22 +151,22 @@ class _Binary(_Adapter):
         for i, label in enumerate(labels):
             kind, targets[i] = _binary_target(label)
             self._set_kind(kind, label)
-        values, names = _frame(X)
-        self._learn_frame(values, names, targets)
+        values, names, _ = batch_arrays(X)
+        self.learner_._learn_arrays(values, names, targets)
 
     def predict_many(self, X: Any) -> Any:
         import pandas as pd
 
+        labels = self.learner_.predict_many(X)
         if self.learner_._state is None:
-            return pd.Series([None] * len(X), index=X.index, dtype=object)
-        label = self._scores(X)[1]
-        return pd.Series([self._decode(1 if v > 0 else -1) for v in label], index=X.index)
+            return labels
+        negative, positive = _KINDS[self._label_kind or "bool"]
+        return pd.Series(np.where(labels.to_numpy() > 0, positive, negative), index=labels.index)
 
     def predict_proba_many(self, X: Any) -> Any:
-        import pandas as pd
-
-        p = expit(self._scores(X)[0]) if self.learner_._state is not None else np.full(len(X), 0.5)
-        return pd.DataFrame({self._decode(-1): 1.0 - p, self._decode(1): p}, index=X.index)
+        proba = self.learner_.predict_proba_many(X)
+        proba.columns = [self._decode(-1), self._decode(1)]
+        return proba
 
 
 class _Multi(_Adapter):
@@ -255,14 +223,14 @@ class _Multi(_Adapter):
 
     def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
         codes = np.array([self._code(label, grow=False) for label in y], dtype=np.float64)
-        values, names = _frame(X)
+        values, names, _ = batch_arrays(X)
         start = 0
         while start < len(codes):  # a class beyond the learner's grows it where learn_one would
             k = self.learner_.n_classes  # type: ignore[attr-defined]
             beyond = np.flatnonzero(codes[start:] >= k)
             stop = start + int(beyond[0]) if beyond.size else len(codes)
             if stop > start:
-                self._learn_frame(values[start:stop], names, codes[start:stop])
+                self.learner_._learn_arrays(values[start:stop], names, codes[start:stop])
             if stop < len(codes):
                 _grow_classes(self.learner_, int(codes[stop]) + 1)
             start = stop
@@ -270,23 +238,23 @@ class _Multi(_Adapter):
     def predict_many(self, X: Any) -> Any:
         import pandas as pd
 
+        values, names, index = batch_arrays(X)
         if self.learner_._state is None:
-            return pd.Series([None] * len(X), index=X.index, dtype=object)
-        values, names = _frame(X)
-        codes = score_rows(self.learner_, values, names)[1].astype(np.int64)
+            return pd.Series([None] * len(values), index=index, dtype=object)
+        codes = self.learner_._score_rows(values, names)[1].astype(np.int64)
         known = codes < len(self._classes)
         best = self._class_scores(values, names).argmax(axis=1) if not known.all() else codes
         out = [self._classes[c if ok else b] for c, ok, b in zip(codes, known, best, strict=True)]
-        return pd.Series(out, index=X.index)
+        return pd.Series(out, index=index)
 
     def predict_proba_many(self, X: Any) -> Any:
         import pandas as pd
 
-        values, names = _frame(X)
+        values, names, index = batch_arrays(X)
         if not self._classes:
-            return pd.DataFrame(index=X.index)
+            return pd.DataFrame(index=index)
         proba = softmax(self._class_scores(values, names), axis=1)
-        return pd.DataFrame(proba, columns=list(self._classes), index=X.index)
+        return pd.DataFrame(proba, columns=list(self._classes), index=index)
 
 
 def _grow_classes(learner: OnlineLearner, n_classes: int) -> None:
@@ -410,30 +378,32 @@ class _Regression(_Adapter):
         return float(self._inverse(0.0 if prediction is None else prediction))
 
     def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
-        values, names = _frame(X)
+        values, names, _ = batch_arrays(X)
         target = np.array(y, dtype=np.float64)
         if self.standardize:  # the scalers row by row, as learn_one; the learner compiled
+            values = np.array(values)  # standardised in place (the frame's values may be a view)
             for i, row in enumerate(values):
                 x = {n: v for n, v in zip(names, row.tolist(), strict=True) if v == v}
                 z, target[i] = self._prepare(x, float(target[i]))
                 values[i] = [z.get(n, math.nan) for n in names]
-        self._learn_frame(values, names, target)
+        self.learner_._learn_arrays(values, names, target)
         if len(values):
-            self._check_finite(float(score_rows(self.learner_, values[-1:], names)[1][0]))
+            self._check_finite(float(self.learner_._score_rows(values[-1:], names)[1][0]))
 
     def predict_many(self, X: Any) -> Any:
         import pandas as pd
 
-        values, names = _frame(X)
+        values, names, index = batch_arrays(X)
         if self.standardize:
+            absent = np.isnan(values)
             values = (
                 self._x_scaler.transform_many(X)
                 .reindex(columns=names)
                 .to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
             )
-            values[np.isnan(_frame(X)[0])] = np.nan
-        label = score_rows(self.learner_, values, names)[1]
-        return pd.Series(self._inverse(label), index=X.index, dtype=np.float64)
+            values[absent] = np.nan
+        label = self.learner_._score_rows(values, names)[1]
+        return pd.Series(self._inverse(label), index=index, dtype=np.float64)
 
 
 def _build() -> dict[str, type]:

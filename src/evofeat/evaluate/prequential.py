@@ -30,8 +30,12 @@ def _run_in_place(
     curve_l: np.ndarray,
     labels: np.ndarray | None,
     scores: np.ndarray | None,
+    announce_first: bool = True,
 ) -> tuple[int, float, float]:
-    """The compiled loop over ``stream``'s own arrays, ``block`` rows of segments at a time."""
+    """The compiled loop over ``stream``'s own arrays, ``block`` rows of segments at a time.
+
+    ``announce_first=False``: the first row's features are already announced (not again).
+    """
     rows = stream.row_arrays(col_map)
     sparse = rows["X"].shape[0] == 0
     width = max(stream.n_features, int(col_map.max(initial=-1)) + 1)
@@ -44,6 +48,9 @@ def _run_in_place(
     for start in range(0, n, block):
         stop = min(n, start + block)
         seg = stream.segment_block(col_map, seg_dim, start, stop)
+        if start == 0 and not announce_first:  # the first segment as if begun before row 0
+            seg["rows"] = seg["rows"].copy()
+            seg["rows"][0] = -1
         c0 = time.perf_counter()
         wrong, loss = run_rows(
             core, rows["X"], stream._nan_absent, rows["indptr"], rows["indices"], rows["data"],
@@ -58,6 +65,12 @@ def _run_in_place(
         total_m += int(wrong)
         total_l += float(loss)
     return total_m, total_l, compute
+
+
+def _row_features(stream: Stream, col_map: np.ndarray, seg_dim: np.ndarray, row: int) -> np.ndarray:
+    """The internal columns (increasing) announced for ``row`` of ``stream``."""
+    seg = stream.segment_block(col_map, seg_dim, row, row + 1)
+    return seg["icols"][seg["indptr"][0] : seg["indptr"][1]]
 
 
 def _i64(a: np.ndarray) -> np.ndarray:
@@ -130,6 +143,7 @@ def prequential(
     eval_from: int | None = None,
     keep_predictions: bool = False,
     chunk_rows: int = 65536,
+    continues: bool = False,
 ) -> PrequentialResult:
     """Run ``learner`` test-then-train over ``stream`` on the compiled array path.
 
@@ -146,6 +160,13 @@ def prequential(
         Keep every predicted label and score in the result.
     chunk_rows
         Rows converted at a time (memory is bounded by the chunk, not the stream).
+    continues
+        The rows continue the learner's dict path, as ``learn_one`` on each row
+        would: the first row's features are announced only if they differ from
+        the last ones announced, and the last row's stay announced afterwards
+        (:meth:`~evofeat.base.OnlineLearner.learn_many` sets it; a
+        :class:`~evofeat.streams.Stream` only). By default each run announces
+        its first row's features, and the dict path announces again after it.
 
     Examples
     --------
@@ -156,6 +177,8 @@ def prequential(
     (1, 0.99)
     """
     t0 = time.perf_counter()
+    if continues and not isinstance(stream, Stream):
+        raise TypeError("continues=True needs an evofeat.streams.Stream")
     if learner.task == "multiclass" and getattr(learner, "n_classes", 0) is None:
         learner.n_classes = int(np.max(stream.y)) + 1  # type: ignore[attr-defined]  # inferred from the stream's class codes
         learner._reset()
@@ -200,9 +223,11 @@ def prequential(
     total_l = 0.0
     compute = 0.0
     if isinstance(stream, Stream):
+        announced = learner._visible if continues else None
         total_m, total_l, compute = _run_in_place(
             learner._state, stream, col_map, seg_dim, start_eval, count_mistakes, chunk_rows,
             tick_rows, tick_pos, curve_m, curve_l, labels_all, scores_all,
+            announced is None or not np.array_equal(_row_features(stream, col_map, seg_dim, 0), announced),
         )  # fmt: skip
     else:
         for ch in stream.chunks(col_map, seg_dim, size=chunk_rows):
@@ -232,7 +257,8 @@ def prequential(
             compute += time.perf_counter() - c0
             total_m += int(wrong)
             total_l += float(loss)
-    learner._visible = None  # the dict path re-announces visibility after an array run
+    # the dict path re-announces visibility after an array run, unless the run continued it
+    learner._visible = _row_features(stream, col_map, seg_dim, n - 1) if continues else None
     learner.n_learned_ += n
     seconds = time.perf_counter() - t0
     n_scored = n - start_eval
