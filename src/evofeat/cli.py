@@ -991,7 +991,14 @@ def _write_compare(result: dict[str, Any], frames: dict[str, Any], tmp: Path) ->
     default=None,
     help="Dask scheduler address (tcp://HOST:PORT) to run the cells on.",
 )
-def reproduce(paper: str, quick: bool, out: str | None, jobs: int, scheduler: str | None) -> None:
+@click.option(
+    "--render-only",
+    is_flag=True,
+    help="Run nothing: render the report from the results already in DIR/results.sqlite.",
+)
+def reproduce(
+    paper: str, quick: bool, out: str | None, jobs: int, scheduler: str | None, render_only: bool
+) -> None:
     """Rerun a paper's experiments and write DIR/report.md beside DIR/results.sqlite."""
     from evofeat._progress import Progress
     from evofeat.experiments.runner import reproduce as run_paper
@@ -1016,6 +1023,7 @@ def reproduce(paper: str, quick: bool, out: str | None, jobs: int, scheduler: st
             scheduler=scheduler,
             command=cmd,
             progress=progress,
+            render_only=render_only,
         )
     except _user_errors() as exc:
         _fail(exc)

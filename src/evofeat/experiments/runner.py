@@ -150,17 +150,27 @@ def reproduce(
     scheduler: str | None = None,
     command: str = "",
     progress: Callable[[int, int], None] | None = None,
+    render_only: bool = False,
 ) -> Path:
     """Run every cell of ``paper_name`` not yet in ``out/results.sqlite``, then write the report.
 
     Returns the path of ``out/report.md``. Results are stored as each cell
     completes, so an interrupted run resumes where it stopped.
+    ``render_only`` runs nothing: the report is rendered from the cells
+    already stored (those missing show as not run).
     """
     paper = get_paper(paper_name)
     out = Path(out)
-    client = connect(scheduler) if scheduler else None  # before anything is written
+    if render_only and not (out / "results.sqlite").is_file():
+        raise InputError(
+            "--render-only renders stored results",
+            expected=f"{out / 'results.sqlite'}",
+            received="no such file",
+            fix="give --out the folder of an earlier run, or drop --render-only",
+        )
+    client = connect(scheduler) if scheduler and not render_only else None
     try:
-        return _reproduce(paper, out, quick, jobs, client, command, progress)
+        return _reproduce(paper, out, quick, jobs, client, command, progress, render_only)
     finally:
         if client is not None:
             client.close()
@@ -174,12 +184,13 @@ def _reproduce(
     client: Any,
     command: str,
     progress: Callable[[int, int], None] | None,
+    render_only: bool = False,
 ) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     store = ResultStore(out / "results.sqlite")
     cells, skipped = available_cells(paper, paper.cells(quick))  # absent data: listed
     done = store.done_keys(paper.name)
-    todo = [c for c in cells if c.key not in done]
+    todo = [] if render_only else [c for c in cells if c.key not in done]
     total = len(cells)
     finished = total - len(todo)
     if progress:

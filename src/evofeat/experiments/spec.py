@@ -1,0 +1,295 @@
+"""A paper as data: its grids, its variants, its published cells and its report's sections.
+
+A :class:`PaperSpec` is a :class:`~evofeat.experiments.base.Paper` whose
+cells come from expanding its :class:`Grid` declarations, whose every cell
+runs through :func:`evofeat.experiments.protocols.run_setting` (the one
+repeat runner, locally or on Dask through :mod:`evofeat.experiments.runner`),
+and whose report is rendered by :func:`evofeat.report.paper.render` from the
+declared sections. A paper module holds only the declaration (and a small
+function for what is genuinely its own).
+
+Examples
+--------
+>>> g = Grid("table2", ("german", "magic04"), ("ofs",), axes={"budget": (0.1, 0.2)},
+...          quick={"datasets": ("german",)})
+>>> [(d, p["budget"]) for d, _, p in g.points(quick=True)]
+[('german', 0.1), ('german', 0.2)]
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evofeat.experiments import protocols
+from evofeat.experiments.base import Cell, Paper
+
+__all__ = ["Extra", "Grid", "PaperSpec", "PairSpec", "Published", "Variant", "protocol_params"]
+
+#: A cell's identity in the results: (data set, method, parameters).
+Key = tuple[str, str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A table's cells: every point of ``axes`` x data set x method.
+
+    ``params(dataset, method, **point)`` turns a point into the cell's
+    parameters (default: the point itself). ``quick`` replaces ``"datasets"``,
+    ``"methods"`` or an axis's values in a quick run.
+
+    >>> Grid("t", ("german",), ("ofs", "rand")).cells(2)[3].key
+    't|german|rand|{}|1'
+    """
+
+    table: str
+    datasets: tuple[str, ...]
+    methods: tuple[str, ...]
+    axes: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    params: Callable[..., dict[str, Any]] | None = None
+    quick: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+
+    def points(self, quick: bool = False) -> Iterator[Key]:
+        """(data set, method, parameters) of every cell, in declaration order."""
+
+        def pick(name: str, full: tuple[Any, ...]) -> tuple[Any, ...]:
+            return self.quick.get(name, full) if quick else full
+
+        axes = {k: pick(k, v) for k, v in self.axes.items()}
+        for values in itertools.product(*axes.values()):
+            point = dict(zip(axes, values, strict=True))
+            for ds in pick("datasets", self.datasets):
+                for m in pick("methods", self.methods):
+                    yield ds, m, self.params(ds, m, **point) if self.params else point
+
+    def cells(self, repeats: int, quick: bool = False) -> list[Cell]:
+        return [
+            Cell(self.table, d, m, p, r) for d, m, p in self.points(quick) for r in range(repeats)
+        ]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way the paper's cells are run, a column pair in its tables (``protocol`` names the command).
+
+    >>> Variant("paper", "paper text", "text", "stsd-paper").setting
+    'paper text'
+    """
+
+    name: str
+    label: str
+    short: str
+    protocol: str
+    setting_label: str = ""
+
+    @property
+    def setting(self) -> str:
+        return self.setting_label or self.label
+
+
+@dataclass(frozen=True)
+class Published:
+    """A published cell: where it is (table, data set, method, setting) and its numbers.
+
+    >>> Published("table2", "german", "stsd-i", "STSD-I", {"B": 0.5}, 366.9, 8.8, "366.9 ± 8.8").std
+    8.8
+    """
+
+    table: str
+    dataset: str
+    method: str
+    label: str
+    setting: dict[str, Any]
+    mean: float
+    std: float
+    printed: str
+
+
+@dataclass(frozen=True)
+class PairSpec:
+    """A paired test: the paper's method against a baseline, each a stored cell (same row orders).
+
+    >>> PairSpec("table2", "german", "STSD-I", "STSD", ("german", "stsd-i", {}), ("german", "stsd", {})).table
+    'table2'
+    """
+
+    table: str
+    setting: str
+    method: str
+    baseline: str
+    ours: Key
+    theirs: Key
+
+
+@dataclass(frozen=True)
+class Extra:
+    """Extra rows of a published table (e.g. adaptive variants), declared and rendered, not published.
+
+    ``lookup(pub)`` gives the stored cell of the extra method beside the
+    published cell ``pub`` (None: no extra row there). The cells themselves
+    come from a :class:`Grid` of the same paper.
+
+    >>> Extra("table2", "STSD-I adaptive", lambda pub: None).label
+    'STSD-I adaptive'
+    """
+
+    table: str
+    label: str
+    lookup: Callable[[Published], Key | None]
+
+
+def protocol_params(protocol: str, dataset: str, method: str, **override: Any) -> dict[str, Any]:
+    """A cell's parameters under a named protocol: ``{"learner", "scenario", "preprocess"}``.
+
+    >>> protocol_params("stsd-authors", "german", "stsd-i")["scenario"]["fractions"]
+    [0.1, 0.4, 0.7, 1.0]
+    """
+    st = protocols.setting(protocol, dataset, method, **override)
+    return {"learner": st.params, "scenario": st.scenario_params, "preprocess": st.preprocess}
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class PaperSpec(Paper):
+    """A paper declared as data (see the module docstring); the base class's hooks are derived.
+
+    ``setting(cell)`` is how a cell runs; ``metrics(cell, setting, result)``
+    adds metrics beyond mistakes, rows and seconds; ``lookup(pub, variant)``
+    is the stored cell of a published cell in a variant; ``pair_specs()``
+    the paired tests; ``extras`` the rows declared beside a table.
+    """
+
+    name: str
+    title: str
+    paper_repeats: str
+    repeats: int
+    quick_repeats: int
+    grids: tuple[Grid, ...]
+    variants: tuple[Variant, ...]
+    sections: tuple[Any, ...]
+    published_cells: Callable[[], list[Published]]
+    lookup: Callable[[Published, str], Key]
+    setting: Callable[[Cell], protocols.Setting]
+    main_variant: str = ""
+    metrics: Callable[[Cell, protocols.Setting, Any], dict[str, Any]] | None = None
+    pair_specs: Callable[[], list[PairSpec]] = list
+    extras: tuple[Extra, ...] = ()
+    exact: bool = False
+    higher_is_better: bool = False
+    seed: int = 0
+    runtime_note: str = ""
+    explain: str = ""  # the paper's name in :mod:`evofeat.report.explanations` (default: name)
+
+    def cells(self, quick: bool = False) -> list[Cell]:
+        """Every grid expanded; a (data set, method, parameters) in several grids is one cell (the first)."""
+        seen: dict[str, tuple[str, str, str, dict[str, Any]]] = {}
+        for g in self.grids:
+            for d, m, p in g.points(quick):
+                seen.setdefault(_key(d, m, p), (g.table, d, m, p))
+        reps = self.quick_repeats if quick else self.repeats
+        return [Cell(t, d, m, p, r) for t, d, m, p in seen.values() for r in range(reps)]
+
+    def requires(self, cell: Cell) -> tuple[str, ...]:
+        """The data file the cell's setting reads."""
+        return (self.setting(cell).source,)
+
+    def run_cell(self, cell: Cell) -> dict[str, Any]:
+        """One repeat through :func:`protocols.run_setting`; seeds and row order from ``cell.repeat``."""
+        t0 = time.perf_counter()
+        s = self.setting(cell)
+        kw = {"keep_predictions": True} if self.metrics is not None else {}
+        res = protocols.run_setting(cell.method, s, cell.repeat, seed=self.seed, **kw)
+        out: dict[str, Any] = {"mistakes": res.mistakes}
+        if self.metrics is not None:
+            out.update(self.metrics(cell, s, res))
+        out.update(
+            n_rows=res.n_rows,
+            seconds=time.perf_counter() - t0,
+            compute_seconds=float(res.extra.get("compute_seconds", res.seconds)),
+        )
+        return out
+
+    def published(self) -> list[Published]:
+        return self.published_cells()
+
+    def variant(self, name: str = "") -> Variant:
+        name = name or self.main_variant or self.variants[-1].name
+        return next(v for v in self.variants if v.name == name)
+
+    def command(self, pub: Published, variant: str, repeats: int) -> str:
+        """The ``evofeat run`` line of a published cell in a variant (its protocol plus what differs)."""
+        v = self.variant(variant)
+        ds, m, p = self.lookup(pub, v.name)
+        return protocols.command(
+            v.protocol,
+            ds,
+            m,
+            repeats,
+            params=p.get("learner", p),
+            scenario_params=p.get("scenario", {}),
+        )
+
+    def comparison(self, results: pd.DataFrame) -> list[Any]:
+        """Each published cell beside ours in the main variant (``comparison.csv``)."""
+        from evofeat.report.compare import Row
+        from evofeat.report.explanations import explain
+        from evofeat.report.paper import View
+
+        view, v, rows = View(results), self.variant(), []
+        for pub in self.published():
+            vals = view.values(*self.lookup(pub, v.name))
+            setting = ", ".join([*(f"{k}={x}" for k, x in pub.setting.items()), v.setting])
+            row = Row(
+                self.name,
+                pub.table,
+                pub.dataset,
+                pub.label,
+                setting,
+                pub.mean,
+                pub.std,
+                float(vals.mean()) if vals.size else np.nan,
+                float(vals.std(ddof=1)) if vals.size > 1 else np.nan,
+                command=self.command(pub, v.name, vals.size or self.repeats),
+            )
+            row.explanation_id = explain(self.explain or self.name, row)
+            rows.append(row)
+        return rows
+
+    def pairs(self, results: pd.DataFrame) -> list[Any]:
+        """The declared paired tests whose two cells ran the same repeats (more than one)."""
+        from evofeat.report.compare import Pair
+        from evofeat.report.paper import View
+
+        view, out = View(results), []
+        for s in self.pair_specs():
+            ours, theirs = view.values(*s.ours), view.values(*s.theirs)
+            if ours.size > 1 and ours.size == theirs.size:
+                out.append(
+                    Pair(
+                        s.table,
+                        s.setting,
+                        s.method,
+                        s.baseline,
+                        ours,
+                        theirs,
+                        self.higher_is_better,
+                    )  # fmt: skip
+                )
+        return out
+
+    def write_report(self, results: pd.DataFrame, out: Path, command: str) -> Path:
+        from evofeat.report.paper import render
+
+        return render(self, results, out, command)
+
+
+def _key(dataset: str, method: str, params: dict[str, Any]) -> str:
+    from evofeat.report.paper import View
+
+    return View.key(dataset, method, params)

@@ -1,0 +1,346 @@
+"""One renderer for every declared paper: paper-vs-ours tables, figures, result tables, runtime.
+
+A paper declaration (:class:`evofeat.experiments.spec.PaperSpec`) lists its
+report as sections: prose (a string), a :class:`Table` (the paper's
+published cells beside ours in each variant), a :class:`Figure` (lines of
+means against a parameter), a :class:`Results` table (cells the paper
+publishes no number for) or a small function of a :class:`View` for what is
+genuinely one paper's own. This module renders each of them the same way.
+
+Examples
+--------
+>>> import pandas as pd
+>>> res = pd.DataFrame({"table": ["t"] * 3, "dataset": ["german"] * 3, "method": ["ofs"] * 3,
+...                     "params": [{"budget": 0.1}] * 3, "repeat": [0, 1, 2],
+...                     "mistakes": [300, 310, 320]})
+>>> view = View(res)
+>>> view.values("german", "ofs", {"budget": 0.1}).tolist(), view.runs()
+([300.0, 310.0, 320.0], '3 runs')
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evofeat.report.figures import new_figure, save_figure
+from evofeat.report.tables import diff_in_std, markdown_table, mean_std
+
+#: What is rendered: an :class:`evofeat.experiments.spec.PaperSpec` (not imported: the
+#: experiments build on the report, not the other way round) and its published cells.
+PaperSpec = Any
+Published = Any
+
+__all__ = ["Figure", "Line", "Results", "Table", "View", "exact", "render", "verdict"]
+
+#: A cell's identity in the results: (data set, method, parameters).
+Key = tuple[str, str, dict[str, Any]]
+
+
+class View:
+    """Per-run metrics looked up by (data set, method, parameters), whatever table stored them.
+
+    ``out`` is the folder the report is written to (figures go there);
+    ``spec`` the paper being rendered.
+    """
+
+    def __init__(self, results: pd.DataFrame, out: Path | None = None, spec: Any = None) -> None:
+        self.results, self.out, self.spec = results, out, spec
+        self.groups: dict[str, pd.DataFrame] = {}
+        self.datasets: list[str] = []
+        self.n = 0
+        if results.empty:
+            return
+        keys = [
+            self.key(d, m, p)
+            for d, m, p in zip(
+                results["dataset"], results["method"], results["params"], strict=True
+            )
+        ]
+        for key, group in results.assign(_key=keys).groupby("_key"):
+            self.groups[str(key)] = group.sort_values("repeat")
+        self.datasets = sorted(set(results["dataset"]))
+        self.n = int(results.groupby(keys)["repeat"].nunique().max())
+
+    def runs(self) -> str:
+        """``"20 runs"``: the most repeats a cell has in these results."""
+        return f"{self.n} runs"
+
+    @staticmethod
+    def key(dataset: str, method: str, params: dict[str, Any]) -> str:
+        return f"{dataset}|{method}|{json.dumps(params, sort_keys=True, default=str)}"
+
+    def values(
+        self, dataset: str, method: str, params: dict[str, Any], metric: str = "mistakes"
+    ) -> np.ndarray:
+        """The metric of every stored repeat of the cell, in repeat order (empty if not run)."""
+        g = self.groups.get(self.key(dataset, method, params))
+        if g is None or metric not in g:
+            return np.zeros(0)
+        return g[metric].to_numpy(dtype=float)
+
+
+def exact(values: np.ndarray, mean: float, std: float) -> bool:
+    """Mean and std equal to printed one-decimal values (the mean compared as a fraction).
+
+    A mean ending in 5 in the second decimal counts as printed rounded half up.
+
+    >>> exact(np.array([1.0, 2.0, 4.0]), 2.3, 1.5)
+    True
+    >>> exact(np.array([1.0, 2.0, 4.0]), 2.4, 1.5)
+    False
+    """
+    if values.size < 2:
+        return False
+    ours = Fraction(int(round(values.sum())), values.size)
+    return bool(
+        abs(ours - Fraction(str(mean))) <= Fraction(1, 20)
+        and abs(values.std(ddof=1) - std) <= 0.05 + 1e-9
+    )
+
+
+def verdict(d: float) -> str:
+    """The plain word for a difference in standard deviations (Δ/σ).
+
+    >>> verdict(0.4), verdict(-1.5), verdict(3.0), verdict(math.nan)
+    ('reproduces', 'close', 'differs', '–')
+    """
+    if math.isnan(d):
+        return "–"
+    a = abs(d)
+    return "reproduces" if a <= 1 else ("close" if a <= 2 else "differs")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A published table beside ours: one row per published cell, two columns per variant.
+
+    ``columns`` name what precedes the numbers: ``"data"``, ``"algorithm"``
+    or a key of the published cell's setting (``"B"``). ``{runs}`` in the
+    title is replaced by the repeats run.
+
+    >>> Table("table2", "Table II (B = 0.5, {runs})", ("data", "algorithm")).key
+    'table2'
+    """
+
+    key: str
+    title: str
+    columns: tuple[str, ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a :class:`Figure`: a method's mean at each x, ``params(dataset, x)`` its cell.
+
+    ``row`` labels the line in the figure's table (None: drawn, not tabulated).
+
+    >>> Line("OFS", "ofs", lambda d, x: {"budget": x}).style
+    '-'
+    """
+
+    label: str
+    method: str
+    params: Callable[[str, Any], dict[str, Any]]
+    style: str = "-"
+    color: str | None = None
+    row: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Figure:
+    """Means against a parameter: one panel per data set, one :class:`Line` per curve.
+
+    >>> Figure("figure1", "Figure 1", "", ("german",), (0.1, 1.0), ()).ylabel
+    'average mistakes'
+    """
+
+    name: str
+    title: str
+    caption: str
+    panels: tuple[str, ...]
+    x: tuple[Any, ...]
+    lines: tuple[Line, ...]
+    xlabel: str = ""
+    ylabel: str = "average mistakes"
+    xscale: str = "linear"
+    row_head: tuple[str, ...] = ("data", "algorithm")
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Results:
+    """Our numbers where the paper publishes none: a row per (label cells, cell), a column per metric.
+
+    ``metrics`` are (metric, digits) pairs; a row whose cell was not run is left out.
+
+    >>> Results(("learner",), ((("OFS",), ("german", "ofs", {})),)).render(View(pd.DataFrame()))
+    'not run'
+    """
+
+    head: tuple[str, ...]
+    rows: tuple[tuple[tuple[Any, ...], Key], ...]
+    metrics: tuple[tuple[str, int], ...] = (("mistakes", 1),)
+
+    def render(self, view: View) -> str:
+        body = []
+        for label, (ds, m, p) in self.rows:
+            if view.values(ds, m, p, self.metrics[0][0]).size:
+                cells = [mean_std(view.values(ds, m, p, k), d) for k, d in self.metrics]
+                body.append([*label, *cells])
+        return markdown_table(body, list(self.head)) if body else "not run"
+
+
+# ---------------------------------------------------------------------- the paper's tables
+def compare(spec: PaperSpec, view: View, pub: Published) -> tuple[list[Any], dict[str, str]]:
+    """A published cell beside ours in each variant: (the row's number cells, verdict per variant)."""
+    row: list[Any] = [pub.printed]
+    verdicts = {}
+    for variant in spec.variants:
+        v = view.values(*spec.lookup(pub, variant.name))
+        if v.size == 0:
+            row += ["–", "–"]
+            verdicts[variant.name] = "–"
+            continue
+        d = diff_in_std(float(v.mean()), pub.mean, pub.std, float(v.std(ddof=1)))
+        ok = spec.exact and exact(v, pub.mean, pub.std)
+        row += [mean_std(v), f"{d:+.2f}"]
+        verdicts[variant.name] = "exact" if ok else verdict(d)
+    return [*row, " / ".join(verdicts.values())], verdicts
+
+
+def table_rows(
+    spec: PaperSpec, view: View, t: Table
+) -> tuple[list[list[Any]], list[dict[str, str]]]:
+    """The rows of a :class:`Table` (its published cells, in order) and their verdicts."""
+    rows, verdicts = [], []
+    for pub in spec.published():
+        if pub.table == t.key:
+            cells, v = compare(spec, view, pub)
+            names = {"data": pub.dataset, "algorithm": pub.label}
+            rows.append([names.get(c, pub.setting.get(c)) for c in t.columns] + cells)
+            verdicts.append(v)
+    return rows, verdicts
+
+
+def _table(spec: PaperSpec, view: View, t: Table) -> str:
+    rows, _ = table_rows(spec, view, t)
+    head = ["paper"]
+    for v in spec.variants:
+        head += [f"ours: {v.label}", "Δ/σ"]
+    head.append(f"verdict ({' / '.join(v.short for v in spec.variants)})")
+    note = f"{t.note}\n\n" if t.note else ""
+    body = markdown_table(rows, [*t.columns, *head])
+    return f"## {t.title.format(runs=view.runs())}\n\n{note}{body}\n"
+
+
+def count(verdicts: Sequence[dict[str, str]], variant: str) -> str:
+    """``"5 of 6 within 1σ (0 exact), 1 within 2σ, 0 further"`` for one variant's verdicts.
+
+    >>> count([{"v": "exact"}, {"v": "close"}, {"v": "–"}], "v")
+    '1 of 2 within 1σ (1 exact), 1 within 2σ, 0 further'
+    """
+    got = [v[variant] for v in verdicts if v[variant] != "–"]
+    if not got:
+        return "not run"
+    n = {k: sum(x == k for x in got) for k in ("exact", "reproduces", "close", "differs")}
+    return (
+        f"{n['exact'] + n['reproduces']} of {len(got)} within 1σ ({n['exact']} exact), "
+        f"{n['close']} within 2σ, {n['differs']} further"
+    )
+
+
+def summary(spec: PaperSpec, view: View) -> str:
+    """Per declared :class:`Table`, how many cells each variant reproduces."""
+    lines = [
+        "A cell *reproduces* when our mean is within one standard deviation of the paper's (Δ/σ, "
+        "σ the larger of the two stds over the runs), is *close* within two, and *differs* "
+        "beyond"
+        + ("; *exact* means our mean and std round to the printed values" if spec.exact else "")
+        + ".\n",
+    ]
+    for t in (s for s in spec.sections if isinstance(s, Table)):
+        _, verdicts = table_rows(spec, view, t)
+        each = "; ".join(f"{v.label}: {count(verdicts, v.name)}" for v in spec.variants)
+        lines.append(f"- **{t.title.split(':')[0]}**, {each}.")
+    return "## Summary\n\n" + "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------- figures, runtime
+def _figure(view: View, f: Figure) -> str:
+    fig, axes = new_figure(len(f.panels), ncols=3)
+    rows = []
+    for ax, ds in zip(axes, f.panels, strict=True):
+        for line in f.lines:
+            pts = [(x, view.values(ds, line.method, line.params(ds, x))) for x in f.x]
+            means = {x: float(v.mean()) for x, v in pts if v.size}
+            if means:
+                ax.plot(*zip(*means.items(), strict=True), line.style, color=line.color,
+                        marker=".", label=line.label)  # fmt: skip
+            if line.row is not None and means:
+                rows.append(
+                    [ds, *line.row, *(f"{means[x]:.1f}" if x in means else "–" for x in f.x)]
+                )
+        ax.set_xscale(f.xscale)
+        ax.set_title(ds)
+        ax.set_xlabel(f.xlabel)
+        ax.set_ylabel(f.ylabel)
+    drawn = [ax for ax in axes if ax.get_legend_handles_labels()[0]]
+    if drawn:
+        drawn[0].legend(fontsize=6)
+    for ax in axes:
+        if ax not in drawn:
+            ax.text(0.5, 0.5, "not run", ha="center", va="center", transform=ax.transAxes)
+    assert view.out is not None
+    md = save_figure(fig, view.out, f.name, f.caption)
+    note = f"\n{f.note}\n" if f.note else ""
+    head = [*f.row_head, *(f"{x:g}" for x in f.x)]
+    table = markdown_table(rows, head) + "\n" if rows else "No point of the figure was run.\n"
+    return f"## {f.title.format(runs=view.runs())}\n\n{md}{note}\n{table}"
+
+
+def runtime(view: View) -> str:
+    """Worker seconds, rows learnt and the compiled loop's rows per second."""
+    res = view.results
+    if res.empty or "seconds" not in res:
+        return ""
+    rows = float(res["n_rows"].sum()) if "n_rows" in res else 0.0
+    comp = float(res["compute_seconds"].sum()) if "compute_seconds" in res else 0.0
+    note = getattr(view.spec, "runtime_note", "")
+    return (
+        f"## Runtime\n\n{len(res)} runs, {res['seconds'].sum():.1f} s of worker time "
+        f"(wall clock per cell, data loading included), {rows:.3g} rows learnt; "
+        f"{rows / max(comp, 1e-9):.3g} rows/s in the compiled loop (wall clock, shared cores"
+        f"{'; ' + note if note else ''}).\n"
+    )
+
+
+def render(spec: PaperSpec, results: pd.DataFrame, out: Path, command: str) -> Path:
+    """Write ``out/report.md`` (and its figures) from the stored results of ``spec``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    view = View(results, out, spec)
+    parts = [f"# {spec.title}: reproduction\n", f"Regenerate with `{command}`.\n"]
+    for s in spec.sections:
+        if isinstance(s, str):
+            parts.append(s)
+        elif isinstance(s, Table):
+            parts.append(_table(spec, view, s))
+        elif isinstance(s, Figure):
+            parts.append(_figure(view, s))
+        elif isinstance(s, Results):
+            parts.append(s.render(view) + "\n")
+        else:
+            parts.append(s(view))
+    parts.append(runtime(view))
+    path = out / "report.md"
+    path.write_text("\n".join(p for p in parts if p) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,183 @@
+"""Papers as declarations: grids expand to the stored cells, one renderer writes every report."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from evofeat.cli import main
+from evofeat.experiments import get_paper
+from evofeat.experiments.base import Cell
+from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
+from evofeat.experiments.store import ResultStore
+from evofeat.report.paper import Figure, Line, Results, Table
+
+
+def _toy(**kw: object) -> PaperSpec:
+    pubs = [
+        Published("t1", "german", "a", "A", {"B": 0.1}, 10.0, 1.0, "10.0 ± 1.0"),
+        Published("t1", "german", "b", "B", {"B": 0.1}, 20.0, 2.0, "20.0 ± 2.0"),
+    ]
+    base: dict[str, object] = dict(
+        name="toy",
+        title="Toy",
+        paper_repeats="4",
+        repeats=4,
+        quick_repeats=2,
+        grids=(
+            Grid("t1", ("german",), ("a", "b"), {"budget": (0.1,)}),
+            Grid("fig", ("german",), ("a",), {"budget": (0.1, 0.2)}, quick={"budget": (0.2,)}),
+        ),
+        variants=(Variant("v", "ours", "v", "ofs"),),
+        sections=(
+            Table("t1", "Table 1 ({runs})", ("data", "B", "algorithm")),
+            Figure(
+                "fig",
+                "Figure ({runs})",
+                "cap",
+                ("german",),
+                (0.1, 0.2),
+                (Line("A", "a", lambda d, x: {"budget": x}, row=("A",)),),
+            ),  # fmt: skip
+            Results(("learner", "mistakes"), ((("A",), ("german", "a", {"budget": 0.2})),)),
+        ),
+        published_cells=lambda: pubs,
+        lookup=lambda pub, v: (pub.dataset, pub.method, {"budget": pub.setting["B"]}),
+        setting=lambda cell: None,
+        pair_specs=lambda: [
+            PairSpec(
+                "t1",
+                "german",
+                "A",
+                "B",
+                ("german", "a", {"budget": 0.1}),
+                ("german", "b", {"budget": 0.1}),
+            )  # fmt: skip
+        ],
+    )
+    base.update(kw)
+    return PaperSpec(**base)  # type: ignore[arg-type]
+
+
+def _results(spec: PaperSpec, quick: bool = False) -> pd.DataFrame:
+    value = {"a": 10.0, "b": 30.0}
+    return pd.DataFrame(
+        [
+            {
+                "table": c.table,
+                "dataset": c.dataset,
+                "method": c.method,
+                "params": c.params,
+                "repeat": c.repeat,
+                "mistakes": value[c.method] + c.repeat % 2,
+            }  # fmt: skip
+            for c in spec.cells(quick)
+        ]
+    )
+
+
+def test_grids_expand_to_cells_and_a_shared_setting_is_one_cell() -> None:
+    spec = _toy()
+    cells = spec.cells()
+    # fig's budget 0.1 cell of "a" is t1's: stored once, under the first grid that declares it
+    assert len(cells) == 4 * 3
+    assert {c.table for c in cells if c.params == {"budget": 0.1} and c.method == "a"} == {"t1"}
+    quick = spec.cells(quick=True)
+    assert {c.repeat for c in quick} == {0, 1}
+    assert {(c.table, c.params["budget"]) for c in quick if c.method == "a"} == {
+        ("t1", 0.1),
+        ("fig", 0.2),
+    }
+
+
+def test_comparison_rows_carry_z_verdict_and_pairs(tmp_path: Path) -> None:
+    spec = _toy()
+    rows = spec.comparison(_results(spec))
+    assert [r.method for r in rows] == ["A", "B"]
+    a, b = rows
+    assert a.ours_mean == 10.5 and a.z == pytest.approx(0.5) and a.verdict == "within 1σ"
+    assert b.ours_mean == 30.5 and b.verdict == "outside 2σ"
+    assert a.setting == "B=0.1, ours"
+    assert a.command.startswith("evofeat run --protocol ofs --learner a --dataset german")
+    pairs = spec.pairs(_results(spec))
+    assert len(pairs) == 1 and pairs[0].outcomes()[0] == "win"  # fewer mistakes than b
+    assert spec.comparison(pd.DataFrame())[0].verdict == "not run"
+
+
+def test_render_writes_every_declared_section(tmp_path: Path) -> None:
+    spec = _toy()
+    path = spec.write_report(_results(spec), tmp_path, "evofeat reproduce toy")
+    text = path.read_text()
+    assert "Regenerate with `evofeat reproduce toy`" in text
+    assert "## Table 1 (4 runs)" in text
+    assert "| german | 0.1 | A | 10.0 ± 1.0 | 10.5 ± 0.6 | +0.50 | reproduces |" in text
+    assert "| german | 0.1 | B | 20.0 ± 2.0 | 30.5 ± 0.6 | +5.25 | differs |" in text
+    assert "| german | A | 10.5 | 10.5 |" in text  # the figure's table
+    assert (tmp_path / "fig.png").is_file() and (tmp_path / "fig.svg").is_file()
+    assert "| A | 10.5 ± 0.6 |" in text  # the results table
+    assert "## Runtime" not in text  # no timing stored, no runtime section
+
+
+def test_stsd_declaration_keeps_the_stored_cell_keys() -> None:
+    """The keys of results computed before the declaration (and being computed now) stay valid."""
+    p = get_paper("stsd")
+    full, quick = p.cells(), p.cells(quick=True)
+    assert (len(full), len(quick)) == (7680, 249)
+    keys = {c.key for c in full}
+    assert set(c.key for c in quick) <= keys
+    assert (
+        'table2|german|stsd-i|{"learner":{"C":0.01,"budget":0.5,"radius":31.622776601683796,'
+        '"seed":0,"variant":"original-code"},"preprocess":"stsd-original","scenario":'
+        '{"fractions":[0.1,0.4,0.7,1.0],"layout":"original-code"}}|19'
+    ) in keys
+    assert (
+        'multiclass|dna|pa-multiclass|{"C":0.1,"budget":1.0,"mode":"stsd-i","radius":Infinity}|0'
+        in keys
+    )
+
+
+def test_render_only_rerenders_from_the_store_without_running(tmp_path: Path) -> None:
+    p = get_paper("stsd")
+    cells = [c for c in p.cells(quick=True) if c.table == "multiclass"][:2]
+    store = ResultStore(tmp_path / "results.sqlite")
+    for c in cells:
+        store.put("stsd", c, {"mistakes": 1000 + c.repeat, "n_rows": 3186, "seconds": 1.0})
+    result = CliRunner().invoke(
+        main, ["reproduce", "stsd", "--quick", "--out", str(tmp_path), "--render-only"]
+    )
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "report.md").read_text()
+    assert "| STSD-I multiclass | 0.5 | 1000.5 ± 0.7 |" in text
+    with sqlite_count(tmp_path / "results.sqlite") as n:
+        assert n == 2  # nothing ran
+    with (tmp_path / "comparison.csv").open() as fh:
+        assert all(r["verdict"] == "not run" for r in csv.DictReader(fh))
+    missing = CliRunner().invoke(
+        main, ["reproduce", "stsd", "--out", str(tmp_path / "none"), "--render-only"]
+    )
+    assert missing.exit_code != 0 and "results.sqlite" in missing.output
+
+
+class sqlite_count:  # noqa: N801 - a tiny context manager for the test above
+    def __init__(self, path: Path) -> None:
+        import sqlite3
+
+        self.db = sqlite3.connect(path)
+
+    def __enter__(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM cells").fetchone()[0])
+
+    def __exit__(self, *exc: object) -> None:
+        self.db.close()
+
+
+def test_a_cell_runs_through_the_protocol_layer() -> None:
+    p = get_paper("stsd")
+    cell = next(c for c in p.cells(quick=True) if c.table == "regression")
+    got = p.run_cell(Cell(cell.table, cell.dataset, cell.method, cell.params, 0))
+    assert set(got) >= {"mistakes", "mse", "mae", "n_rows", "seconds"}
+    assert got["n_rows"] == 442 and 0 < got["mse"] < 2
