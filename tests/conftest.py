@@ -43,3 +43,38 @@ def _data_env() -> None:
     root = shared_data_dir()
     if root is not None and "EVOFEAT_DATA" not in os.environ:
         os.environ["EVOFEAT_DATA"] = str(root)
+
+
+@pytest.fixture
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No EVOFEAT_DATA, and an empty user cache dir: a user's fresh machine."""
+    from evofeat.datasets import registry
+
+    monkeypatch.delenv("EVOFEAT_DATA", raising=False)
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(registry, "cache_dir", lambda: cache)
+    return cache
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
+    """A fake HTTPS server: fill the dict ``{url: bytes}``; no test touches the network."""
+    import requests
+
+    from evofeat.datasets import fetch
+
+    files: dict[str, bytes] = {}
+    hits: list[str] = []
+
+    def open_url(url: str, timeout: float):  # type: ignore[no-untyped-def]
+        hits.append(url)
+        if url not in files:
+            raise requests.exceptions.HTTPError(f"404 Client Error: Not Found for url: {url}")
+        data = files[url]
+        size = None if "chunked" in url else len(data)  # a server may not announce the size
+        return url, size, iter([data[i : i + 4096] for i in range(0, len(data), 4096)])
+
+    monkeypatch.setattr(fetch, "_open_url", open_url)
+    monkeypatch.setattr(fetch, "RETRIES", 0)
+    files["hits"] = hits  # type: ignore[assignment]
+    return files

@@ -42,19 +42,15 @@ REQUIRED_NAMES = {
     "reuters1200-view2", "reuters1200-view3", "reuters1200-view4", "reuters1200-view5",
     "ionosphere", "wdbc", "wpbc", "wbc", "dexter", "german-stsd",
 }  # fmt: skip
+#: The sets the papers used that the shared folder lacks (datasets/data/papers_data.json).
+PAPERS_DATA = {
+    "codrna", "gisette", "gisette-train", "sensit-vehicle", "protein", "kddcup08", "cifar10-ofs",
+    "rfid",
+}  # fmt: skip
 BUNDLED = {
     "german", "svmguide3", "australian", "diabetes", "splice", "credit-a", "credit-g",
     "kr-vs-kp", "dna", "german-stsd",
 }  # fmt: skip
-
-
-@pytest.fixture
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """No EVOFEAT_DATA, and an empty user cache dir: a user's fresh machine."""
-    monkeypatch.delenv("EVOFEAT_DATA", raising=False)
-    cache = tmp_path / "cache"
-    monkeypatch.setattr(registry, "cache_dir", lambda: cache)
-    return cache
 
 
 def _write(path: Path, text: str | bytes) -> Path:
@@ -67,7 +63,7 @@ def _write(path: Path, text: str | bytes) -> Path:
 
 
 def test_registry_names_are_the_required_ones() -> None:
-    assert set(names()) == REQUIRED_NAMES
+    assert set(names()) == REQUIRED_NAMES | PAPERS_DATA
     assert {n for n in names() if get_entry(n).bundled} == BUNDLED
 
 
@@ -100,7 +96,7 @@ def test_catalog_matches_shared_manifest() -> None:
     assert root is not None
     manifest = json.loads((root / "manifest.json").read_text())
     data_files = {f["file"]: f for f in manifest["files"] if f["role"] != "documentation"}
-    used = {f for n in names() for f in get_entry(n).files}
+    used = {f for n in REQUIRED_NAMES for f in get_entry(n).files}  # papers_data.json: no copy
     assert set(data_files) <= used  # every data file has a registry name
     keys = ["n_rows", "n_features", "label_counts", "sha256_gz", "sha256_uncompressed", "source"]
     for path, record in data_files.items():
@@ -168,7 +164,7 @@ def test_bundled_sets_load_without_shared_folder(isolated: Path) -> None:
 
 def test_list_datasets_reports_whereabouts(isolated: Path) -> None:
     infos = {i.name: i for i in list_datasets()}
-    assert set(infos) == REQUIRED_NAMES
+    assert set(infos) == REQUIRED_NAMES | PAPERS_DATA
     assert infos["german"].found_at == DATA_DIR and infos["german"].bundled
     assert infos["a8a"].found_at is None and not infos["a8a"].bundled
     assert infos["ijcnn1"].rows == 141691 and infos["usps"].rows == 9298
@@ -522,30 +518,6 @@ def test_dataset_validates_shapes() -> None:
 
 def _german_source_bytes() -> bytes:
     return gzip.decompress((DATA_DIR / "german.numer.gz").read_bytes())
-
-
-@pytest.fixture
-def served(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
-    """A fake HTTPS server: fill the dict ``{url: bytes}``; no test touches the network."""
-    import requests
-
-    from evofeat.datasets import fetch
-
-    files: dict[str, bytes] = {}
-    hits: list[str] = []
-
-    def open_url(url: str, timeout: float):  # type: ignore[no-untyped-def]
-        hits.append(url)
-        if url not in files:
-            raise requests.exceptions.HTTPError(f"404 Client Error: Not Found for url: {url}")
-        data = files[url]
-        size = None if "chunked" in url else len(data)  # a server may not announce the size
-        return url, size, iter([data[i : i + 4096] for i in range(0, len(data), 4096)])
-
-    monkeypatch.setattr(fetch, "_open_url", open_url)
-    monkeypatch.setattr(fetch, "RETRIES", 0)
-    files["hits"] = hits  # type: ignore[assignment]
-    return files
 
 
 def test_download_verifies_and_stores_gzipped(isolated: Path, served: dict[str, bytes]) -> None:

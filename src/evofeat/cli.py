@@ -130,16 +130,22 @@ def datasets(ctx: click.Context, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps([_info_dict(i) for i in infos], indent=1, default=str))
         return
-    click.echo(f"{'name':<22} {'rows':>8} {'features':>9} {'task':<11} where")
+    click.echo(f"{'name':<22} {'rows':>8} {'features':>9} {'task':<11} {'status':<15} where")
     for i in infos:
         d = _info_dict(i)
-        where = (
-            "bundled"
-            if d.get("bundled")
-            else (d.get("found_at") or f"not found (evofeat datasets download {d['name']})")
-        )
+        state = d.get("status", "here")
+        if d.get("bundled"):
+            where = "bundled"
+        elif state == "here":
+            where = str(d.get("found_at"))
+        elif state == "not public":
+            tables = ", ".join(d.get("used_by") or ["-"])
+            where = f"needed by {tables} (evofeat datasets download {d['name']} says why)"
+        else:
+            where = f"evofeat datasets download {d['name']}"
         click.echo(
-            f"{d['name']:<22} {d.get('rows', ''):>8} {d.get('features', ''):>9} {d.get('task', ''):<11} {where}"
+            f"{d['name']:<22} {d.get('rows', ''):>8} {d.get('features', ''):>9} "
+            f"{d.get('task', ''):<11} {state:<15} {where}"
         )
 
 

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["ChecksumError", "DataFormatError", "DataNotFoundError", "UnknownDatasetError"]
+__all__ = [
+    "ChecksumError",
+    "DataFormatError",
+    "DataNotFoundError",
+    "UnknownDatasetError",
+    "UnverifiedDownloadWarning",
+]
 
 
 class DataNotFoundError(FileNotFoundError):
@@ -71,5 +77,20 @@ class ChecksumError(ValueError):
     --------
     >>> from evofeat.datasets.errors import ChecksumError
     >>> issubclass(ChecksumError, ValueError)
+    True
+    """
+
+
+class UnverifiedDownloadWarning(UserWarning):
+    """A download stored without a checksum check: its source publishes no sha256.
+
+    The message names the file, its URL and the sha256 evofeat computed, so a
+    user can compare it with a colleague's copy; ``evofeat datasets download``
+    prints it.
+
+    Examples
+    --------
+    >>> from evofeat.datasets.errors import UnverifiedDownloadWarning
+    >>> issubclass(UnverifiedDownloadWarning, UserWarning)
     True
     """

@@ -7,6 +7,7 @@ import hashlib
 import os
 import tempfile
 import urllib.parse
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from evofeat.base.errors import InputError
 
 from . import registry
-from .errors import ChecksumError, DataFormatError, DataNotFoundError
+from .errors import ChecksumError, DataFormatError, DataNotFoundError, UnverifiedDownloadWarning
 from .readers import GZIP_MAGIC, decompress
 from .registry import FileRecord, get_entry, how_to_get
 
@@ -134,8 +135,29 @@ def _fetch(url: str, timeout: float, known_sha256: str | None, max_bytes: int) -
         return Path(path).read_bytes()
 
 
+def _unverified_payload(rec: FileRecord, raw: bytes, url: str) -> bytes:
+    """The gzip bytes to store for ``rec``, whose source publishes no checksum to check."""
+    try:
+        content = decompress(raw, url)
+    except DataFormatError as err:
+        raise DataNotFoundError(f"{err} Nothing was written.") from err
+    head = content[:512].lstrip().lower()
+    if not content.strip() or head.startswith((b"<!doctype", b"<html", b"<?xml")):
+        what = "nothing" if not content.strip() else "a web page"
+        raise DataNotFoundError(
+            f"{url} sent {what}, not the data file {rec.path} ({rec.format}); nothing was "
+            "written. The source may have moved: check its page "
+            f"({rec.source.get('page') or url}) and pass the file's address with --url."
+        )
+    if raw[:2] == GZIP_MAGIC:
+        return raw
+    return gzip.compress(content, compresslevel=9, mtime=0)
+
+
 def _verified_payload(rec: FileRecord, raw: bytes, url: str) -> bytes:
     """The gzip bytes to store for ``rec``, after checking ``raw``'s sha256."""
+    if not rec.verifiable:
+        return _unverified_payload(rec, raw, url)
     digest = _sha256(raw)
     if digest == rec.sha256_gz:  # an exact copy of the shared folder's file
         return raw
@@ -157,7 +179,7 @@ def _verified_payload(rec: FileRecord, raw: bytes, url: str) -> bytes:
     except DataFormatError as err:
         raise ChecksumError(f"{err} Nothing was written.") from err
     got = _sha256(content)
-    if got != rec.sha256_uncompressed:
+    if rec.sha256_uncompressed is not None and got != rec.sha256_uncompressed:
         raise ChecksumError(
             f"{url}: the decompressed content has sha256 {got}, not the recorded "
             f"{rec.sha256_uncompressed} of {rec.path}; nothing was written."
@@ -170,6 +192,8 @@ def _verified_payload(rec: FileRecord, raw: bytes, url: str) -> bytes:
 def _is_valid(path: Path, rec: FileRecord) -> bool:
     if not path.is_file():
         return False
+    if rec.sha256_gz is None and rec.sha256_uncompressed is None:
+        return True  # nothing known of the stored file (no copy of ours): a file in place is kept
     raw = path.read_bytes()
     if _sha256(raw) == rec.sha256_gz:
         return True
@@ -213,6 +237,14 @@ def download(
     accepted (redirects included), and one file may bring at most
     ``max_bytes``. The command line: ``evofeat datasets download NAME``.
 
+    Some sets the papers used come from a source that publishes no checksum
+    (the LIBSVM data page: ``codrna``, ``gisette``, ``sensit-vehicle``,
+    ``protein``). Those are fetched with pooch's ``known_hash=None`` and
+    stored after a format check (not a web page, not empty), and an
+    :class:`~evofeat.datasets.errors.UnverifiedDownloadWarning` gives the
+    sha256 of the bytes received, never silently. A file of such a set
+    already in place is kept (delete it to fetch it again).
+
     Parameters
     ----------
     name : str
@@ -243,9 +275,11 @@ def download(
         The bytes fetched do not have the recorded sha256 (nothing written).
     DataNotFoundError
         The data set has no source evofeat can fetch by itself (covtype comes
-        from a PyPI wheel; some files were converted from MATLAB/HDF5): the
-        message says how to obtain it by hand. Also raised when the URL
-        cannot be fetched, or brings more than ``max_bytes``.
+        from a PyPI wheel; some files were converted from MATLAB/HDF5), or no
+        public source at all (``kddcup08``, ``cifar10-ofs``, ``rfid``): the
+        message says why and how to obtain it by hand. Also raised when the
+        URL cannot be fetched, brings more than ``max_bytes``, or brings a
+        web page instead of an unverifiable data file.
     InputError
         A URL that is not ``https://`` (``http``, ``file``, ``ftp``, ``data``).
 
@@ -289,15 +323,24 @@ def download(
             )
         raise DataNotFoundError(how_to_get(entry))
     payloads: list[tuple[Path, bytes]] = []
+    unverified: list[str] = []
     for rec, u in zip(records, urls, strict=True):
         target = root / rec.path
         if _is_valid(target, rec):
             continue
         assert u is not None
         known = rec.source_sha256 if url is None else None  # an override may serve any of 3 forms
-        payloads.append((target, _verified_payload(rec, _fetch(u, timeout, known, cap), u)))
+        raw = _fetch(u, timeout, known, cap)
+        payloads.append((target, _verified_payload(rec, raw, u)))
+        if not rec.verifiable:
+            unverified.append(
+                f"{entry.name}: {rec.path} stored from {u} WITHOUT a checksum check (its source "
+                f"publishes none); sha256 of the bytes received: {_sha256(raw)}"
+            )
     for target, payload in payloads:
         _write_atomic(target, payload)
+    for line in unverified:
+        warnings.warn(line, UnverifiedDownloadWarning, stacklevel=2)
     return root / Path(records[0].path).parent
 
 
@@ -313,6 +356,8 @@ def download_many(
     With ``all_``, every registered set whose files all have a downloadable
     source (the others are listed, with how to get them, at the end); a
     failed download is reported and the others go on, then an error sums up.
+    A file stored without a checksum check gets a ``warning:`` line with the
+    sha256 of the bytes received.
 
     >>> list(download_many([]))
     Traceback (most recent call last):
@@ -351,13 +396,20 @@ def download_many(
     failed = []
     for name in chosen:
         try:
-            folder = download(name, dest=dest, url=url)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", UnverifiedDownloadWarning)
+                folder = download(name, dest=dest, url=url)
         except (DataNotFoundError, ChecksumError) as err:
             if not all_:
                 raise
             failed.append(name)
             yield f"{name}: failed: {err}"
             continue
+        for w in caught:
+            if issubclass(w.category, UnverifiedDownloadWarning):
+                yield f"warning: {w.message}"
+            else:  # not ours to swallow
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         yield f"{name}: {folder}"
     for entry in skipped:
         yield f"{entry.name}: skipped, no source evofeat can fetch by itself. {how_to_get(entry)}"

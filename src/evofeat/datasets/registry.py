@@ -4,7 +4,12 @@ The registry is data, not code: ``data/catalog.json`` holds one record per
 file (copied from the shared data folder's ``manifest.json``: shape, label
 counts, sha256, source, licence) and one record per registry name (its files
 and per-set quirks: separator, header, label column, positive label,
-categorical levels).
+categorical levels). ``data/papers_data.json`` adds the sets the papers used
+that the shared folder lacks: those with a public HTTPS source (no checksum
+is published for them, so a download is not verified and says so) and those
+with no public source at all (each with the reason), every one naming the
+paper tables that need it. :func:`status` says whether a set is here, not
+downloaded or not public; :func:`how_to_get` says how to get it.
 
 Files are looked up as follows. Bundled files ship in the package
 (``evofeat/datasets/data``). The others are looked for at
@@ -19,10 +24,11 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 
@@ -33,16 +39,20 @@ __all__ = [
     "DatasetEntry",
     "DatasetInfo",
     "FileRecord",
+    "Status",
     "cache_dir",
     "find",
     "get_entry",
+    "how_to_get",
     "list_datasets",
     "names",
+    "status",
 ]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 ENV_VAR = "EVOFEAT_DATA"
 _CATALOG = DATA_DIR / "catalog.json"
+_PAPERS_DATA = DATA_DIR / "papers_data.json"
 _CONVERTED_SUFFIXES = (".mat", ".h5", ".hdf5", ".zip")
 
 
@@ -82,19 +92,38 @@ class FileRecord:
     n_features: int | None
     label_counts: dict[str, int] | None
     rows_with_missing: int
-    sha256_gz: str
-    sha256_uncompressed: str
+    sha256_gz: str | None
+    sha256_uncompressed: str | None
     source: dict[str, Any]
     licence: str
     notes: str
 
     @property
     def source_url(self) -> str | None:
-        """The raw URL of the canonical source, for GitHub sources; else None."""
+        """The URL of the canonical source (GitHub raw or a plain HTTPS address), else None."""
         src = self.source
+        if src.get("kind") == "url":
+            return str(src["url"])
         if src.get("kind") != "github":
             return None
         return f"https://raw.githubusercontent.com/{src['repo']}/{src['commit']}/{src['path']}"
+
+    @property
+    def public(self) -> bool:
+        """False for a file with no public source (``source.kind == "unavailable"``)."""
+        return self.source.get("kind") != "unavailable"
+
+    @property
+    def verifiable(self) -> bool:
+        """Whether a sha256 is recorded to check a download of this file against.
+
+        Examples
+        --------
+        >>> from evofeat.datasets.registry import get_entry
+        >>> get_entry("a8a").records[0].verifiable, get_entry("codrna").records[0].verifiable
+        (True, False)
+        """
+        return any((self.sha256_gz, self.sha256_uncompressed, self.source_sha256))
 
     @property
     def source_sha256(self) -> str | None:
@@ -115,8 +144,10 @@ class FileRecord:
     def describe_source(self) -> str:
         """One line naming the canonical source."""
         src = self.source
-        if src.get("kind") == "github":
+        if src.get("kind") in ("github", "url"):
             return str(self.source_url)
+        if src.get("kind") == "unavailable":
+            return f"not public: {src['reason']}"
         if src.get("kind") == "pypi":
             return (
                 f"PyPI {src['package']}=={src['version']} wheel {src['file']}: "
@@ -152,6 +183,12 @@ class DatasetEntry:
     positive: Any = None
     positive_note: str = ""
     options: dict[str, Any] = field(default_factory=dict)
+    used_by: tuple[str, ...] = ()
+
+    @property
+    def public(self) -> bool:
+        """False when a file of the set has no public source (see :func:`how_to_get`)."""
+        return all(r.public for r in self.records)
 
     @property
     def n_rows(self) -> int:
@@ -199,6 +236,12 @@ class DatasetEntry:
         return out
 
 
+#: Where a data set stands on this machine: its files are here, they are not
+#: (``evofeat datasets download NAME`` or a copy placed by hand gets them), or
+#: the set has no public source.
+Status = Literal["here", "not downloaded", "not public"]
+
+
 @dataclass(frozen=True)
 class DatasetInfo:
     """What :func:`list_datasets` reports about one registry name.
@@ -206,9 +249,12 @@ class DatasetInfo:
     Examples
     --------
     >>> from evofeat.datasets import list_datasets
-    >>> info = {i.name: i for i in list_datasets()}["german"]
+    >>> infos = {i.name: i for i in list_datasets()}
+    >>> info = infos["german"]
     >>> info.rows, info.features, info.task, info.bundled, info.found_at is not None
     (1000, 24, 'binary', True, True)
+    >>> info.status, infos["kddcup08"].status, infos["kddcup08"].used_by
+    ('here', 'not public', ('OFS Table 7', 'OFS Table 8'))
     """
 
     name: str
@@ -222,6 +268,8 @@ class DatasetInfo:
     description: str
     files: tuple[str, ...]
     positive: str
+    status: Status = "here"
+    used_by: tuple[str, ...] = ()
 
     @property
     def n_rows(self) -> int:
@@ -238,12 +286,58 @@ class DatasetInfo:
         out = dict(self.__dict__)
         out["found_at"] = None if self.found_at is None else str(self.found_at)
         out["files"] = list(self.files)
+        out["used_by"] = list(self.used_by)
         return out
+
+
+def _papers_records(raw: dict[str, Any]) -> tuple[dict[str, FileRecord], list[dict[str, Any]]]:
+    """The file records of ``papers_data.json``, and its data-set records with file paths."""
+    records: dict[str, FileRecord] = {}
+    datasets = []
+    for d in raw["datasets"]:
+        paths = []
+        for f in d["files"]:
+            if isinstance(f, str):  # a file another entry of this list describes
+                paths.append(f)
+                continue
+            src = dict(f["source"])
+            records[f["path"]] = FileRecord(
+                path=f["path"],
+                role="data",
+                format=str(d["format"]),
+                n_rows=f.get("n_rows"),
+                n_features=f.get("n_features"),
+                label_counts=None,
+                rows_with_missing=0,
+                sha256_gz=None,  # no copy of ours: nothing known of the stored .gz
+                sha256_uncompressed=None,
+                source=src,
+                licence=str(f.get("licence", "")),
+                notes=str(f.get("notes", "")),
+            )
+            paths.append(f["path"])
+        datasets.append({**d, "files": paths})
+    return records, datasets
+
+
+def _squash(name: str) -> str:
+    """A name without case, spaces, hyphens and underscores ("SensIT Vehicle" -> "sensitvehicle")."""
+    return re.sub(r"[\s_-]+", "", name).lower()
+
+
+@lru_cache(maxsize=1)
+def _aliases() -> dict[str, str]:
+    """The names the papers print (``aliases`` in papers_data.json), squashed -> registry name."""
+    raw = json.loads(_PAPERS_DATA.read_text(encoding="utf-8"))
+    return {_squash(a): d["name"] for d in raw["datasets"] for a in d.get("aliases", ())}
 
 
 @lru_cache(maxsize=1)
 def _catalog() -> tuple[dict[str, DatasetEntry], dict[str, FileRecord]]:
     raw = json.loads(_CATALOG.read_text(encoding="utf-8"))
+    papers_records, papers_sets = _papers_records(
+        json.loads(_PAPERS_DATA.read_text(encoding="utf-8"))
+    )
     records = {
         path: FileRecord(
             path=path,
@@ -261,9 +355,16 @@ def _catalog() -> tuple[dict[str, DatasetEntry], dict[str, FileRecord]]:
         )
         for path, r in raw["files"].items()
     }
+    clash = set(records) & set(papers_records)
+    if clash:  # pragma: no cover - a broken package
+        raise DataFormatError(f"{_PAPERS_DATA.name} repeats files of {_CATALOG.name}: {clash}")
+    records.update(papers_records)
     entries: dict[str, DatasetEntry] = {}
     reserved = {"name", "files", "format", "task", "bundled", "description", "positive"}
-    for d in raw["datasets"]:
+    reserved |= {"used_by", "aliases"}
+    for d in [*raw["datasets"], *papers_sets]:
+        if d["name"] in entries:  # pragma: no cover - a broken package
+            raise DataFormatError(f"the data-set name {d['name']!r} is registered twice")
         recs = tuple(records[f] for f in d["files"])
         task = str(d["task"])
         entries[d["name"]] = DatasetEntry(
@@ -277,6 +378,7 @@ def _catalog() -> tuple[dict[str, DatasetEntry], dict[str, FileRecord]]:
             positive=d.get("positive"),
             positive_note=d.get("positive_note", ""),
             options={k: v for k, v in d.items() if k not in reserved | {"positive_note"}},
+            used_by=tuple(d.get("used_by", ())),
         )
     return entries, records
 
@@ -310,7 +412,7 @@ def _normalise(name: str) -> str:
 
 
 def get_entry(name: str) -> DatasetEntry:
-    """The registry entry of ``name``.
+    """The registry entry of ``name`` (or of a name a paper prints, e.g. "SensIT Vehicle").
 
     Raises
     ------
@@ -323,11 +425,16 @@ def get_entry(name: str) -> DatasetEntry:
     >>> from evofeat.datasets.registry import get_entry
     >>> get_entry("covtype-binary").positive
     2
+    >>> get_entry("SensIT Vehicle").name, get_entry("CIFAR-10").name
+    ('sensit-vehicle', 'cifar10-ofs')
     """
     entries = _catalog()[0]
     key = _normalise(name)
     if key in entries:
         return entries[key]
+    alias = _aliases().get(_squash(name))
+    if alias is not None:
+        return entries[alias]
     raise UnknownDatasetError(_unknown_message(name))
 
 
@@ -369,6 +476,8 @@ def resolve(name_or_path: str | os.PathLike[str]) -> DatasetEntry | Path:
     entries = _catalog()[0]
     if key in entries:
         return entries[key]
+    if _squash(name_or_path) in _aliases():
+        return get_entry(name_or_path)
     path = Path(name_or_path).expanduser()
     lowered = name_or_path.lower().removesuffix(".gz")
     if path.exists() or os.sep in name_or_path or "/" in name_or_path:
@@ -378,23 +487,60 @@ def resolve(name_or_path: str | os.PathLike[str]) -> DatasetEntry | Path:
     raise UnknownDatasetError(_unknown_message(name_or_path))
 
 
-def how_to_get(entry: DatasetEntry) -> str:
-    """Instructions for getting a non-bundled data set's files.
+def how_to_get(name: str | DatasetEntry) -> str:
+    """How to get a data set's files, for a message or a report's list of skipped cells.
+
+    The first line is one sentence (what a report prints after "needs data
+    NAME: "); a set that must be fetched by hand gets more lines, one per file.
+
+    Parameters
+    ----------
+    name : str or DatasetEntry
+        A registry name (or its entry).
+
+    Raises
+    ------
+    UnknownDatasetError
+        When ``name`` is not registered.
 
     Examples
     --------
-    >>> from evofeat.datasets.registry import get_entry, how_to_get
-    >>> "download('a8a')" in how_to_get(get_entry("a8a"))
+    >>> from evofeat.datasets.registry import how_to_get
+    >>> "download('a8a')" in how_to_get("a8a")
     True
+    >>> how_to_get("codrna").splitlines()[0][:44]
+    'run `evofeat datasets download codrna` (from'
+    >>> how_to_get("kddcup08")[:30]
+    'kddcup08 is not public: the KD'
     """
+    entry = name if isinstance(name, DatasetEntry) else get_entry(name)
+    if entry.bundled:
+        return f"{entry.name} ships inside evofeat (reinstall evofeat if its files are missing)."
     env_hint = (
         f"set {ENV_VAR} to a folder laid out like the shared data folder "
         f"(holding {', '.join(entry.files)})"
     )
-    if all(r.downloadable for r in entry.records):
+    if not entry.public:
+        why = "; ".join(
+            dict.fromkeys(str(r.source["reason"]) for r in entry.records if not r.public)
+        )
         return (
-            f"run `evofeat datasets download {entry.name}` (in Python: "
-            f"evofeat.datasets.download({entry.name!r})), or {env_hint}."
+            f"{entry.name} is not public: {why}. The cells that need it cannot be run; a user who "
+            f"holds a copy places it ({entry.format}) at {', '.join(entry.files)} under "
+            f"{cache_dir()} or ${ENV_VAR}."
+        )
+    if all(r.downloadable for r in entry.records):
+        plain = [r for r in entry.records if r.source.get("kind") == "url"]
+        where = f" (from {' + '.join(r.describe_source() for r in plain)})" if plain else ""
+        unverified = (
+            "; no checksum is published for it, so the download is not verified: evofeat prints "
+            "the sha256 it computed"
+            if any(not r.verifiable for r in entry.records)
+            else ""
+        )
+        return (
+            f"run `evofeat datasets download {entry.name}`{where} (in Python: "
+            f"evofeat.datasets.download({entry.name!r})), or {env_hint}{unverified}."
         )
     lines = [f"{entry.name} has no source that evofeat can download and verify by itself:"]
     for rec in entry.records:
@@ -440,6 +586,24 @@ def not_found_message(entry: DatasetEntry, missing: list[FileRecord]) -> str:
     else:
         lines.append(how_to_get(entry))
     return "\n".join(lines)
+
+
+def status(name: str | DatasetEntry) -> Status:
+    """Where a registered data set stands here: "here", "not downloaded" or "not public".
+
+    A set with no public source is "here" once a user has placed a copy of its
+    files where :func:`find` looks.
+
+    Examples
+    --------
+    >>> from evofeat.datasets.registry import status
+    >>> status("german"), status("rfid")
+    ('here', 'not public')
+    """
+    entry = name if isinstance(name, DatasetEntry) else get_entry(name)
+    if None not in entry.locate():
+        return "here"
+    return "not downloaded" if entry.public else "not public"
 
 
 def find(name: str | os.PathLike[str]) -> list[Path]:
@@ -497,7 +661,10 @@ def list_datasets() -> list[DatasetInfo]:
     -------
     list of DatasetInfo
         Sorted by name. ``found_at`` is the folder holding the files on this
-        machine, or None when they are absent; ``rows`` and ``features``
+        machine, or None when they are absent; ``status`` is "here", "not
+        downloaded" or "not public" (:func:`status`); ``used_by`` names the
+        paper tables that need the set (for the sets the shared folder
+        lacks); ``rows`` and ``features``
         count the files' rows and attributes (before rows with missing
         values are dropped and before one-hot encoding).
 
@@ -514,6 +681,7 @@ def list_datasets() -> list[DatasetInfo]:
         found = entry.locate()
         first = found[0]
         found_at = first.parent if first is not None and None not in found else None
+        state: Status = "here" if found_at is not None else status(entry)
         out.append(
             DatasetInfo(
                 name=entry.name,
@@ -527,6 +695,8 @@ def list_datasets() -> list[DatasetInfo]:
                 description=entry.description,
                 files=entry.files,
                 positive=entry.positive_note,
+                status=state,
+                used_by=entry.used_by,
             )
         )
     return out
