@@ -63,7 +63,7 @@ budgets = st.integers(1, 100).map(lambda k: k / 100)  # as written: 0.01 .. 1.00
 @given(
     rows=streams(),
     mode=st.sampled_from(["stsd", "stsd-i", "stsd-ii", "stsd-i-all", "stsd-i-rand", "stsd-i-per"]),
-    variant=st.sampled_from(["paper", "original-code"]),
+    variant=st.sampled_from(["paper", "original-code", "paper-adagrad"]),
     C=st.sampled_from([0.01, 0.1, 1.0]),
     radius=radii,
     budget=budgets,
@@ -72,7 +72,9 @@ budgets = st.integers(1, 100).map(lambda k: k / 100)  # as written: 0.01 .. 1.00
 def test_stsd_l1_ball_and_budget(
     rows: list, mode: str, variant: str, C: float, radius: float, budget: float, seed: int
 ) -> None:
-    model = make(mode, C=C, radius=radius, budget=budget, variant=variant, seed=seed)
+    step = {"step": "adagrad", "lr": C * 10} if variant == "paper-adagrad" else {}
+    variant = variant.removesuffix("-adagrad")
+    model = make(mode, C=C, radius=radius, budget=budget, variant=variant, seed=seed, **step)
     original = variant == "original-code"
     projects = not original or mode not in ("stsd-i-all", "stsd-i-rand")
     truncates = mode != "stsd-i-all"
@@ -97,6 +99,7 @@ def test_stsd_l1_ball_and_budget(
     radius=st.one_of(st.none(), radii),
     budget=budgets,
     budget_count=st.one_of(st.none(), st.integers(1, 4)),
+    step=st.sampled_from(["paper", "adagrad"]),
 )
 def test_ofs_l2_ball_and_budget(
     rows: list,
@@ -106,8 +109,11 @@ def test_ofs_l2_ball_and_budget(
     radius: float | None,
     budget: float,
     budget_count: int | None,
+    step: str,
 ) -> None:
-    model = make(name, lr=lr, l2=l2, radius=radius, budget=budget, budget_count=budget_count)
+    model = make(
+        name, lr=lr, l2=l2, radius=radius, budget=budget, budget_count=budget_count, step=step
+    )
     R = radius if radius is not None else (1 / math.sqrt(l2) if l2 > 0 else math.inf)
 
     def check(t: int, w: np.ndarray, d: int) -> None:

@@ -81,6 +81,7 @@ def _fesl(method: str, **p: Any) -> Callable[..., Any]:
 
 
 _SMALL: dict[str, Any] = {"C": 0.1, "radius": 0.7, "budget": 0.45, "seed": 3}
+_ADAGRAD: dict[str, Any] = {"step": "adagrad", "lr": 0.3, "eps": 1e-6}  # not the papers' step
 #: (registered name, learner parameters, oracle); the oracle returns (labels, scores, ...).
 CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
     ("perceptron", {}, opa.perceptron),
@@ -100,12 +101,21 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         _stsd("stsd-i-rand", **_SMALL, variant="original-code", project=True),
     ),
     ("stsd-i", {**_SMALL, "project": False}, _stsd("stsd-i", **_SMALL, project=False)),
+    *[
+        (m, {**_SMALL, **_ADAGRAD}, _stsd(m, **_SMALL, **_ADAGRAD))
+        for m in ("stsd-i", "stsd-i-all", "stsd-i-rand", "stsd-i-per")
+    ],
     ("ofs", {"budget": 0.3, "radius": 0.8}, lambda X, y: oofs.ofs(X, y, budget=0.3, radius=0.8)),
     ("ofs", {"budget_count": 2, "l2": 0.5}, lambda X, y: oofs.ofs(X, y, budget_count=2, l2=0.5)),
     (
         "ofs",
         {"budget": 0.5, "radius": 0.5, "zero_score": "negative"},
         lambda X, y: oofs.ofs(X, y, budget=0.5, radius=0.5, zero_score="negative"),
+    ),
+    (
+        "ofs",
+        {"budget": 0.3, "radius": 0.8, **_ADAGRAD},
+        lambda X, y: oofs.ofs(X, y, budget=0.3, radius=0.8, **_ADAGRAD),
     ),
     ("pe-trun", {"budget": 0.3}, lambda X, y: oofs.pe_trun(X, y, budget=0.3)),
     ("rand", {"budget": 0.3, "seed": 5}, lambda X, y: oofs.rand(X, y, budget=0.3, seed=5)),
@@ -114,6 +124,13 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         "ofs-p",
         {"budget": 0.3, "radius": 0.8, "epsilon": 0.4, "seed": 2},
         lambda X, y: oofs.ofs_partial(X, y, budget=0.3, radius=0.8, epsilon=0.4, seed=2),
+    ),
+    (
+        "ofs-p",
+        {"budget": 0.3, "radius": 0.8, "epsilon": 0.4, "seed": 2, **_ADAGRAD},
+        lambda X, y: oofs.ofs_partial(
+            X, y, budget=0.3, radius=0.8, epsilon=0.4, seed=2, **_ADAGRAD
+        ),
     ),
     ("ogd", {"lr": 0.3}, lambda X, y: ofesl.ogd(X, y, 0.3)),
     *[(m, {"lr": 0.3, "overlap": 6}, _fesl(m, lr=0.3, overlap=6)) for m in ofesl.METHODS],
@@ -257,3 +274,22 @@ def test_fesl_cases_switch_and_mix() -> None:
     out = ofesl.fesl(dense(s), s.y.astype(float), "fesl-c", lr=0.3, overlap=6)
     a1 = out["a1"][s.info["eval_from"] :]
     assert 0.0 < a1.min() and a1.max() < 1.0 and a1.std() > 0.01, "the ensemble weights never move"
+
+
+@pytest.mark.parametrize("scenario", ["trapezoidal", "haphazard"])
+def test_adagrad_cases_step_per_coordinate(scenario: str) -> None:
+    """The ``step="adagrad"`` cases above differ from the paper's step, and their ball and budget bind."""
+    s = STREAMS[scenario]
+    X, y = dense(s), s.y.astype(float)
+    paper = ostsd.stsd(X, y, "stsd-i", **_SMALL)[0]
+    labels, _, history = ostsd.stsd(X, y, "stsd-i", **_SMALL, **_ADAGRAD)
+    assert (paper != labels).sum() >= 3, "STSD's AdaGrad step changes no prediction"
+    assert max(np.abs(w).sum() for w in history) == pytest.approx(_SMALL["radius"])
+    wide = ostsd.stsd(X, y, "stsd-i", **{**_SMALL, "budget": 1.0}, **_ADAGRAD)[0]
+    assert (wide != labels).sum() >= 3, "the budget does not change an AdaGrad prediction"
+    ofs_paper = oofs.ofs(X, y, budget=0.3, radius=0.8)[0]
+    ofs_labels, _, ofs_history = oofs.ofs(X, y, budget=0.3, radius=0.8, **_ADAGRAD)
+    assert (ofs_paper != ofs_labels).sum() >= 3, "OFS's AdaGrad step changes no prediction"
+    assert max(np.linalg.norm(w) for w in ofs_history) <= 0.8 * (1 + 1e-12)
+    unbounded = oofs.ofs(X, y, budget=0.3, radius=1e9, **_ADAGRAD)[0]
+    assert (unbounded != ofs_labels).sum() >= 3, "the L2 ball does not change an AdaGrad prediction"

@@ -61,8 +61,11 @@ def _dict_path(model: STSD, stream: Stream) -> np.ndarray:
 @pytest.mark.parametrize("variant", ["paper", "original-code"])
 @pytest.mark.parametrize("mode", MODES)
 def test_reference_dense_sparse_and_dict_paths_agree(mode: str, variant: str, kind: str) -> None:
-    X, y = _data(kind)
-    kw = _params(variant, mode=mode)
+    assert_paths_agree(_params(variant, mode=mode), *_data(kind))
+
+
+def assert_paths_agree(kw: dict[str, object], X: np.ndarray, y: np.ndarray) -> None:
+    """The reference, the dense and sparse array paths and the dict path give the same labels."""
     stream = trapezoidal(X, y, n_stages=5)
     dense = prequential(STSD(**kw), stream, keep_predictions=True)
     sparse = prequential(

@@ -295,10 +295,13 @@ _RUN_HELP = """Run one learner on one data set and scenario, over repeats.
 Online learners (perceptron, pa-i, stsd-i, ofs, fesl-s, ...) run test-then-train
 over permutations of the rows; scenarios full (default), trapezoidal,
 evolvable, haphazard. A LIBSVM file (--dataset path.libsvm[.gz], .svm, .txt)
-with the full scenario, --repeats 1, no --permutations and --preprocess none
-is streamed from disk in chunks, in bounded memory, in file order; the other
+or a delimited-text file (.csv[.gz], .tsv, .data, .dat) with the full
+scenario, --repeats 1, no --permutations and --preprocess none is streamed
+from disk in chunks, in bounded memory, in file order (in a streamed CSV a
+missing value, '?' or an empty field, is an absent feature); the other
 scenarios, row permutations and preprocessing need the rows in memory, so
-the file is then loaded whole.
+the file is then loaded whole (rows with a missing value dropped; a CSV over
+2 GiB is refused, with how to stream it).
 
 \b
 One-pass estimators (opid, opide, svm, svm-s, svm-a) run on the incdec

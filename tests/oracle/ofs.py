@@ -8,6 +8,12 @@ papers are silent: the budget ``B = max(1, round(budget d))`` (halves up,
 a fixed count; truncation ties keep the lower column; a score of 0 is "no
 decision" (label 0) unless ``zero_score="negative"``; RAND's draws and
 OFS_P's draws by the counter-based SplitMix64 :func:`oracle.counter_uniform`.
+
+``step="adagrad"`` (OFS and OFS_P; not the papers': Duchi, Hazan & Singer
+2011, diagonal AdaGrad, as :class:`evofeat.linear.OFS` documents it): the step
+``lr y x_i`` of each feature of the row with ``x_i != 0`` becomes
+``-lr g_i / sqrt(eps + G_i)`` after ``G_i += g_i^2``, ``g = -y x`` (OFS_P: the
+importance-weighted ``x``); decay, projection and truncation unchanged.
 """
 
 from __future__ import annotations
@@ -72,6 +78,12 @@ def _project_l2(w: np.ndarray, radius: float) -> None:
         w *= radius / norm
 
 
+def _adagrad(G: np.ndarray, c: int, g: float, lr: float, eps: float) -> float:
+    """AdaGrad's step of coordinate ``c`` for the subgradient ``g`` (``G[c] += g^2`` first)."""
+    G[c] += g * g
+    return -lr * g / math.sqrt(eps + G[c])
+
+
 def _radius(l2: float, radius: float | None) -> float:
     if radius is not None:
         return radius
@@ -87,6 +99,8 @@ def ofs(
     budget_count: int | None = None,
     radius: float | None = None,
     zero_score: str = "mistake",
+    step: str = "paper",
+    eps: float = 1e-8,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """OFS (Algorithm 3 with the truncation of Algorithm 2): labels, scores, ``w`` after each row.
 
@@ -98,13 +112,18 @@ def ofs(
     array([0., 1., 0.])
     """
     R = _radius(l2, radius)
-    w, trace = np.zeros(X.shape[1]), _Trace(len(y), zero_score)
+    w, trace, G = np.zeros(X.shape[1]), _Trace(len(y), zero_score), np.zeros(X.shape[1])
     for t, cols, x, _, B in _budgeted(X, budget, budget_count):
         f = dot(w, x, cols)
         trace.predict(t, f)
         w *= 1.0 - lr * l2
         if y[t] * f <= 1.0:
-            w[cols] += (lr * y[t]) * x[cols]
+            if step == "adagrad":
+                for c in cols.tolist():
+                    if x[c] != 0.0:
+                        w[c] += _adagrad(G, c, -y[t] * x[c], lr, eps)
+            else:
+                w[cols] += (lr * y[t]) * x[cols]
             _project_l2(w, R)
             keep_largest(w, B)
         trace.history.append(w.copy())
@@ -187,6 +206,8 @@ def ofs_partial(
     epsilon: float = 0.2,
     seed: int = 0,
     zero_score: str = "mistake",
+    step: str = "paper",
+    eps: float = 1e-8,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """OFS_P: labels, scores, ``w`` after each row.
 
@@ -199,7 +220,7 @@ def ofs_partial(
     divided by ``epsilon min(1, B/m) + (1 - epsilon) [w_i != 0]``.
     """
     R = _radius(l2, radius)
-    w, trace = np.zeros(X.shape[1]), _Trace(len(y), zero_score)
+    w, trace, G = np.zeros(X.shape[1]), _Trace(len(y), zero_score), np.zeros(X.shape[1])
     B, visible = 0, list[int]()  # as known before the row: its prediction draws from these
 
     def observed(t: int, cols: np.ndarray) -> tuple[bool, np.ndarray]:
@@ -219,10 +240,14 @@ def ofs_partial(
             m = len(visible)
             q_explore = epsilon * min(1.0, B / m) if m > 0 else 0.0
             held = w != 0.0
-            step = np.zeros_like(w)
+            delta = np.zeros_like(w)
             for c in (obs if explore else cols[held[cols]]).tolist():
-                step[c] = lr * y[t] * x[c] / (q_explore + (1.0 - epsilon) * held[c])
-            w += step
+                q = q_explore + (1.0 - epsilon) * held[c]
+                if step == "paper":
+                    delta[c] = lr * y[t] * x[c] / q
+                elif x[c] != 0.0:
+                    delta[c] = _adagrad(G, c, -y[t] * x[c] / q, lr, eps)
+            w += delta
             _project_l2(w, R)
             keep_largest(w, B)
         trace.history.append(w.copy())

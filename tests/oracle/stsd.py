@@ -11,6 +11,13 @@ The paper, one round: predict ``sign(w . x~)`` (0: no decision); hinge loss
 the whole row); then, every round, scale onto the L1 ball
 ``w <- min(1, lambda / ||w||_1) w`` and keep the ``max(1, floor(B d))``
 largest ``|w|`` (``d``: features seen so far; ties keep the lower column).
+
+``step="adagrad"`` (not the paper's; Duchi, Hazan & Singer 2011, diagonal
+AdaGrad, as :class:`evofeat.linear.STSD` documents it): on the same rows the
+step ``tau y x`` is replaced, per feature ``i`` of the row with ``x_i != 0``,
+by ``G_i += g_i^2``, ``w_i -= lr g_i / sqrt(eps + G_i)`` with ``g = -y x`` the
+hinge's (or the perceptron loss's) subgradient; scaling and truncation as
+before.
 """
 
 from __future__ import annotations
@@ -112,6 +119,9 @@ def stsd(
     variant: str = "paper",
     project: bool | None = None,
     seed: int = 0,
+    step: str = "paper",
+    lr: float = 1.0,
+    eps: float = 1e-8,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Predicted labels (0: no decision), scores, and ``w`` after each row.
 
@@ -135,7 +145,7 @@ def stsd(
     if project is None:
         project = not original or select == "largest"
     n, d_all = X.shape
-    w = np.zeros(d_all)
+    w, G = np.zeros(d_all), np.zeros(d_all)
     seen = np.zeros(d_all, dtype=bool)
     rng = SplitMix64(seed)
     last_tau = 0.0
@@ -163,6 +173,12 @@ def stsd(
             if stepped:
                 w[old] += (tau * y[t]) * x[old]
             w[new] += ((1.0 if rule == "perceptron" else last_tau) * y[t]) * x[new]
+        elif stepped and step == "adagrad":
+            for c in cols.tolist():
+                if x[c] != 0.0:
+                    g = -y[t] * x[c]
+                    G[c] += g * g
+                    w[c] -= lr * g / math.sqrt(eps + G[c])
         elif stepped:
             w[cols] += (tau * y[t]) * x[cols]
         elif original:

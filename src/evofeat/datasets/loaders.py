@@ -13,7 +13,14 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .dataset import TASKS, Dataset
-from .encode import CATEGORICAL_MODES, MISSING_POLICIES, RawColumn, encode_features, encode_labels
+from .encode import (
+    CATEGORICAL_MODES,
+    MISSING_POLICIES,
+    MISSING_TOKENS,
+    RawColumn,
+    encode_features,
+    encode_labels,
+)
 from .errors import DataFormatError
 from .preprocessing import check_preprocess
 from .preprocessing import preprocess as apply_preprocessing
@@ -34,6 +41,10 @@ __all__ = ["load", "stsd_german_permutations"]
 
 _LIBSVM_SUFFIXES = (".libsvm", ".svm", ".txt")
 _TABLE_SUFFIXES = (".csv", ".tsv", ".data", ".dat")
+#: The most bytes of a user's delimited text (decompressed) that :func:`load` reads whole
+#: (pandas then holds several times this). A larger file is refused with a message saying how
+#: to stream it (:class:`evofeat.streams.CsvStream`); read at each call, so it can be raised.
+MAX_TABLE_BYTES = 2 << 30
 
 
 def _suffix(path: Path) -> str:
@@ -104,6 +115,43 @@ def _load_libsvm(
     return X, np.concatenate(ys), names
 
 
+def _table_bytes(path: Path) -> bytes:
+    """A user's delimited file, read whole (as :func:`read_bytes`) up to :data:`MAX_TABLE_BYTES`.
+
+    A plain file over the limit is refused before it is read; compressed
+    content is counted as it is decompressed and refused at the limit.
+    """
+    limit = MAX_TABLE_BYTES
+    size = path.stat().st_size if path.is_file() else 0
+    if size <= limit:
+        parts: list[bytes] = []
+        size = 0  # now the bytes of text read
+        with open_binary(path) as fh:
+            for text, _ in iter_blocks(fh, str(path), block_bytes=16 << 20):
+                size += len(text)
+                if size > limit:
+                    break
+                parts.append(text)
+        if size <= limit:
+            data = b"".join(parts)
+            return data if data.strip() else read_bytes(path)  # its message for an empty file
+    raise DataFormatError(
+        f"{path}: more than {_bytes(limit)} of text (at least {_bytes(size)}), too large"
+        " to load whole (evofeat.datasets.loaders.MAX_TABLE_BYTES). Stream it instead: "
+        "evofeat run --learner <online learner> --dataset FILE with the full scenario, "
+        "--repeats 1, no --permutations and --preprocess none reads it in chunks, as "
+        "evofeat.streams.CsvStream does in Python; or raise the limit if the memory allows."
+    )
+
+
+def _bytes(n: int) -> str:
+    """``n`` bytes for a message: ``'1.5 GiB'``, ``'12.0 MiB'``, ``'900 bytes'``."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n:,} bytes"
+
+
 def _column_ref(ref: Any, columns: list[Any], header: bool, where: str) -> int:
     """Position of a column given by position (int, may be negative) or name."""
     n = len(columns)
@@ -144,7 +192,7 @@ def _load_table(
     segments: list[tuple[str, bytes, int, int]] = []
     had_header = False
     for path in paths:
-        data = read_bytes(path)
+        data = read_bytes(path) if registered else _table_bytes(path)
         suffix = _suffix(path)
         if suffix == ".arff":
             frame, had_header, decl = _arff_frame(data, str(path))
@@ -248,23 +296,39 @@ def _say_label_column(frame: pd.DataFrame, label_pos: int, header: bool, where: 
     numeric = pd.api.types.is_numeric_dtype
     if not numeric(frame.dtypes.iloc[label_pos]):
         return
+    limit = max(2, min(100, frame.shape[0] // 2))
     texts = [
         j
         for j in range(frame.shape[1])
         if j != label_pos
         and not numeric(frame.dtypes.iloc[j])
-        and frame.iloc[:, j].nunique() <= max(2, min(100, frame.shape[0] // 2))
+        and _text_levels(frame.iloc[:, j], limit)
     ]
-    if not texts:
-        return
-    name = (lambda j: repr(str(frame.columns[j]))) if header else (lambda j: str(j))
+    if texts:
+        warn_label_column(list(frame.columns), label_pos, texts[0], header, where, stacklevel=4)
+
+
+def _text_levels(column: pd.Series, limit: int) -> bool:
+    """Whether ``column`` holds text (no number, missing fields aside) of at most ``limit`` values."""
+    present = column.astype(str).str.strip()
+    present = present[~present.isin(MISSING_TOKENS)]
+    if present.empty or present.nunique() > limit:
+        return False
+    return not pd.to_numeric(present, errors="coerce").notna().any()
+
+
+def warn_label_column(
+    columns: list[Any], label_pos: int, text_pos: int, header: bool, where: str, stacklevel: int
+) -> None:
+    """Say that the label was taken from the last column while column ``text_pos`` holds text labels."""
+    name = (lambda j: repr(str(columns[j]))) if header else (lambda j: str(j))
     warnings.warn(
         f"{where}: the label is the last column ({name(label_pos)}, numbers), the default; "
-        f"column {name(texts[0])} holds text that looks like class labels. If that is the "
-        f"label, pass label_column={name(texts[0])} (evofeat run --label-column "
-        f"{str(frame.columns[texts[0]]) if header else texts[0]}).",
+        f"column {name(text_pos)} holds text that looks like class labels. If that is the "
+        f"label, pass label_column={name(text_pos)} (evofeat run --label-column "
+        f"{str(columns[text_pos]) if header else text_pos}).",
         LabelColumnWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
 
 

@@ -109,6 +109,7 @@ class LineMap:
 
     segments: list[tuple[str, bytes, int, int]]
     comment: bytes | None = None
+    first_line: int = 1  # the line number of the data's first line (a block of a longer file)
 
     def __call__(self, row: int) -> str:
         path, data, header, first = self.segments[0]
@@ -117,7 +118,7 @@ class LineMap:
                 path, data, header, first = seg
         target = row - first + header  # index among non-blank lines
         count = -1
-        for lineno, line in enumerate(data.splitlines(), start=1):
+        for lineno, line in enumerate(data.splitlines(), start=self.first_line):
             text = line.split(self.comment, 1)[0] if self.comment else line
             if text.strip():
                 count += 1
@@ -196,47 +197,93 @@ def read_table(
     >>> had, df.columns.tolist(), df["a"].tolist()
     (True, ['a', 'b'], [1, 2])
     """
-    pd_sep = r"\s+" if sep == "whitespace" else sep
-    kwargs: dict[str, Any] = dict(
-        sep=pd_sep, na_filter=False, skip_blank_lines=True, engine="c", low_memory=False
-    )
-    ragged = ragged_line(data, sep)
-    if ragged is not None:
-        lineno, got, first, want = ragged
-        raise DataFormatError(
-            f"{where}, line {lineno}: {got} fields, but line {first} has {want}. Expected the "
-            "same number of fields on every line: fix that line (a missing value is '?' or an "
-            "empty field between two separators)."
-        )
+    kwargs = table_options(sep)
+    check_ragged(data, sep, where)
     try:
-        if header is None:
-            head = pd.read_csv(io.BytesIO(data), header=None, nrows=50, dtype=str, **kwargs)
-            if len(head) == 1 and not any(_numeric(str(v).strip()) for v in head.iloc[0]):
-                raise DataFormatError(f"{where} has a header line but no rows of data.")
-            header = detect_header(head)
+        header = table_header(data, where, sep, header)
         frame = pd.read_csv(io.BytesIO(data), header=0 if header else None, **kwargs)
     except pd.errors.EmptyDataError as err:
         raise DataFormatError(f"{where} is empty: no rows of data.") from err
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as err:
-        raise DataFormatError(
-            f"{where}: cannot be read as {'whitespace' if sep == 'whitespace' else repr(sep)}"
-            f"-separated text: {err}. Expected the same number of fields on every line; fix "
-            "the line named above (or pass sep=... if the separator was guessed wrong)."
-        ) from err
+        raise unreadable(where, sep, err) from err
     if frame.shape[0] == 0:
         raise DataFormatError(f"{where} has a header but no rows of data.")
     if header:
         _check_header(data, sep, where)
-    if sep != "," and _decimal_commas(frame):
-        warnings.warn(
-            f"{where}: numbers are written with decimal commas (e.g. "
-            f"{_decimal_commas(frame)}); read as decimal numbers. Write them with '.' to "
-            "silence this.",
-            DecimalCommaWarning,
-            stacklevel=2,
-        )
+    if warn_decimal_commas(frame, where, sep):
         frame = pd.read_csv(io.BytesIO(data), header=0 if header else None, decimal=",", **kwargs)
     return frame, bool(header)
+
+
+def table_options(sep: str) -> dict[str, Any]:
+    """The :func:`pandas.read_csv` options of delimited text (C parser, no NA conversion).
+
+    >>> table_options(";")["sep"], table_options(";")["na_filter"]
+    (';', False)
+    """
+    pd_sep = r"\s+" if sep == "whitespace" else sep
+    return dict(sep=pd_sep, na_filter=False, skip_blank_lines=True, engine="c", low_memory=False)
+
+
+def check_ragged(
+    data: bytes, sep: str, where: str, *, first_line: int = 1, want: tuple[int, int] | None = None
+) -> None:
+    """Raise :class:`DataFormatError` naming the first line whose number of fields differs.
+
+    ``first_line`` is the line number of ``data``'s first line, ``want``
+    ``(line, fields)`` of the file's first line when ``data`` is a later
+    block of it (see :func:`ragged_line`).
+
+    >>> check_ragged(b"1,2\\n3\\n", ",", "f.csv", first_line=10, want=(1, 2))
+    Traceback (most recent call last):
+    ...
+    evofeat.datasets.errors.DataFormatError: f.csv, line 11: 1 fields, but line 1 has 2. Expected the same number of fields on every line: fix that line (a missing value is '?' or an empty field between two separators).
+    """
+    ragged = ragged_line(data, sep, want)
+    if ragged is not None:
+        lineno, got, first, fields = ragged
+        first = first if want is not None else first + first_line - 1
+        raise DataFormatError(
+            f"{where}, line {lineno + first_line - 1}: {got} fields, but line {first} has "
+            f"{fields}. Expected the same number of fields on every line: fix that line (a "
+            "missing value is '?' or an empty field between two separators)."
+        )
+
+
+def table_header(data: bytes, where: str, sep: str, header: bool | None) -> bool:
+    """``header``, or whether the text starts with a header row when None (:func:`detect_header`).
+
+    >>> table_header(b"a,b\\n1,2\\n", "f.csv", ",", None), table_header(b"1,2\\n", "f.csv", ",", None)
+    (True, False)
+    """
+    if header is not None:
+        return header
+    head = pd.read_csv(io.BytesIO(data), header=None, nrows=50, dtype=str, **table_options(sep))
+    if len(head) == 1 and not any(_numeric(str(v).strip()) for v in head.iloc[0]):
+        raise DataFormatError(f"{where} has a header line but no rows of data.")
+    return detect_header(head)
+
+
+def unreadable(where: str, sep: str, err: object) -> DataFormatError:
+    """The error for text that pandas' parser refuses."""
+    return DataFormatError(
+        f"{where}: cannot be read as {'whitespace' if sep == 'whitespace' else repr(sep)}"
+        f"-separated text: {err}. Expected the same number of fields on every line; fix "
+        "the line named above (or pass sep=... if the separator was guessed wrong)."
+    )
+
+
+def warn_decimal_commas(frame: pd.DataFrame, where: str, sep: str) -> bool:
+    """Warn and return True when ``frame`` holds numbers written with decimal commas (``sep`` not ``,``)."""
+    found = _decimal_commas(frame) if sep != "," else None
+    if found:
+        warnings.warn(
+            f"{where}: numbers are written with decimal commas (e.g. {found}); read as decimal "
+            "numbers. Write them with '.' to silence this.",
+            DecimalCommaWarning,
+            stacklevel=3,
+        )
+    return found is not None
 
 
 class DecimalCommaWarning(UserWarning):
@@ -279,11 +326,15 @@ def _check_header(data: bytes, sep: str, where: str) -> None:
         seen.add(n)
 
 
-def ragged_line(data: bytes, sep: str) -> tuple[int, int, int, int] | None:
+def ragged_line(
+    data: bytes, sep: str, want: tuple[int, int] | None = None
+) -> tuple[int, int, int, int] | None:
     """The first line whose number of fields differs from the first line's: ``(line, fields, first line, its fields)``.
 
     Blank lines are skipped. Text with quotes (where a separator may be
-    inside a field) is left to the parser.
+    inside a field) is left to the parser. ``want``: ``(line, fields)`` to
+    compare with instead of the first line of ``data`` (a later block of a
+    file).
 
     >>> ragged_line(b"1,2,0\\n\\n3,4\\n", ","), ragged_line(b"1 2\\n3  4\\n", "whitespace")
     ((3, 2, 1, 3), None)
@@ -307,11 +358,11 @@ def ragged_line(data: bytes, sep: str) -> tuple[int, int, int, int] | None:
     rows = np.flatnonzero(nonblank)
     if rows.size == 0:
         return None
-    want = lens[rows[0]]
-    bad = rows[lens[rows] != want]
+    first, fields = want if want is not None else (int(rows[0]) + 1, int(lens[rows[0]]))
+    bad = rows[lens[rows] != fields]
     if bad.size == 0:
         return None
-    return int(bad[0]) + 1, int(lens[bad[0]]), int(rows[0]) + 1, int(want)
+    return int(bad[0]) + 1, int(lens[bad[0]]), first, fields
 
 
 class ZeroBasedWarning(UserWarning):

@@ -7,12 +7,15 @@ baselines; :class:`OFSPCore` is OFS with partial inputs (Wang et al. 2014,
 Algorithm 3). The weights are the one weight vector of
 ``_core/weight_vector.pxd``: ``w = scale * v`` with ``||v||^2`` up to date and
 the support (at most B columns) in an indexed min-heap, so a row costs
-O(nnz log B), never O(d).
+O(nnz log B), never O(d). ``adagrad`` (OFS and OFS_P) replaces the step
+``lr y x`` by AdaGrad's per-coordinate one (``_core/adaptive.pxd``); the
+decay and the projection stay one factor each.
 """
 
 from libc.math cimport INFINITY, fabs, floor, sqrt
 from libc.stdint cimport int8_t, int64_t, uint64_t
 
+from evofeat._core.adaptive cimport adagrad_step
 from evofeat._core.core cimport Core
 from evofeat._core.rng cimport draw_uniform
 from evofeat._core.safe cimport dot, fmax0
@@ -47,10 +50,13 @@ cdef class OFSCore(Core):
     cdef public double budget
     cdef public int64_t budget_count
     cdef public bint zero_is_mistake
+    cdef public double[::1] G  # AdaGrad: each coordinate's sum of squared hinge subgradients
+    cdef public bint adagrad  # AdaGrad's per-coordinate step instead of lr (Duchi et al. 2011)
+    cdef public double eps  # AdaGrad's divisor sqrt(eps + G)
 
     _fields = (
         "v", "heap", "pos", "dw", "cand", "hsize", "scale", "sq_norm", "B", "dim",
-        "lr", "l2", "radius", "budget", "budget_count", "zero_is_mistake",
+        "lr", "l2", "radius", "budget", "budget_count", "zero_is_mistake", "G", "adagrad", "eps",
     )
 
     cdef inline WeightVector weights(self) noexcept:
@@ -128,7 +134,10 @@ cdef class OFSCore(Core):
         wv_shrink(&wv, 1.0 - self.lr * self.l2)
         if margin <= 1.0:
             for k in range(n):
-                dw[k] = self.lr * y * val[k]
+                if self.adagrad:  # the hinge's subgradient is -y x
+                    dw[k] = adagrad_step(&self.G[idx[k]], -y * val[k], self.lr, self.eps)
+                else:
+                    dw[k] = self.lr * y * val[k]
             self.step(idx, n)
         return fmax0(0.0, 1.0 - margin)
 
@@ -378,7 +387,12 @@ cdef class OFSPCore(OFSCore):
                 held = v[idx[j]] != 0.0  # in w_t's support
                 seen = (flag[idx[j]] != 0) if explore else held
                 q = q_explore + (1.0 - eps) * (1.0 if held else 0.0)
-                dw[j] = self.lr * y * val[j] / q if seen else 0.0
+                if not seen:
+                    dw[j] = 0.0
+                elif self.adagrad:
+                    dw[j] = adagrad_step(&self.G[idx[j]], -y * val[j] / q, self.lr, self.eps)
+                else:
+                    dw[j] = self.lr * y * val[j] / q
             self.step(idx, n)
         self.unmark()
         self.t += 1

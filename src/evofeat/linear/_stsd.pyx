@@ -5,13 +5,17 @@ STSD's weights are the one weight vector of ``_core/weight_vector.pxd``,
 ``w = scale * v``, with ``l1 = sum |v|`` up to date (its ``_l1`` functions),
 so the scaling onto the L1 ball is O(1); the support (the non-zero ``v``) is
 the indexed min-heap of ``_core/topk.pxd``, so truncation costs O(log k) per
-removed weight. A row costs O(nnz log k). The multiclass learner keys its
+removed weight. A row costs O(nnz log k). ``adagrad`` replaces the step
+``tau y x`` by AdaGrad's per-coordinate one (``_core/adaptive.pxd``): each
+coordinate's step is added to ``v`` divided by the scale, so it stays exact
+and O(nnz); the scaling stays one factor. The multiclass learner keys its
 heap on the L1 norm of each feature's row of weights instead.
 """
 
 from libc.math cimport fabs, floor, isfinite, sqrt
 from libc.stdint cimport int64_t, uint64_t
 
+from evofeat._core.adaptive cimport adagrad_step
 from evofeat._core.core cimport Core
 from evofeat._core.rng cimport GOLDEN, next_uniform
 from evofeat._core.safe cimport dot, fmax0, sq_norm
@@ -95,10 +99,15 @@ cdef class STSDCore(Core):
     # STSD-I-rand's SplitMix64 state: its 64 bits as a signed integer, so the field always has the
     # same dtype (int64) for the model files
     cdef public int64_t rng
+    cdef public double[::1] G  # AdaGrad: each coordinate's sum of squared (sub)gradients
+    cdef public bint adagrad  # AdaGrad's per-coordinate step instead of tau (Duchi et al. 2011)
+    cdef public double lr  # AdaGrad's eta
+    cdef public double eps  # AdaGrad's divisor sqrt(eps + G)
 
     _fields = (
         "v", "heap", "pos", "hsize", "scale", "l1", "last_tau", "dim", "new_from", "rule", "C",
         "radius", "budget", "original", "project", "select", "regression", "epsilon", "rng",
+        "G", "adagrad", "lr", "eps",
     )
 
     cdef inline WeightVector wv(self) noexcept:
@@ -119,7 +128,9 @@ cdef class STSDCore(Core):
                   int64_t lo, int64_t hi) noexcept:
         """``w[c] += a x[c]`` for the row's columns ``lo <= c < hi`` with ``x[c] != 0``.
 
-        A row that touches fewer coordinates than half the support sifts each
+        With ``adagrad``, ``a`` is the direction (``y``, or the sign of ``y - f``) and
+        ``w[c] += lr a x[c] / sqrt(eps + G[c])`` after ``G[c] += x[c]^2`` (the hinge's
+        subgradient is ``-a x``). A row that touches fewer coordinates than half the support sifts each
         in the heap (O(nnz log k)); a denser one rebuilds it (O(nnz + k)). The
         heap's layout never changes a result: it pops in the total order.
         """
@@ -132,7 +143,12 @@ cdef class STSDCore(Core):
             c = idx[k]
             if c < lo or c >= hi or val[k] == 0.0:
                 continue
-            wv_add_l1(&wv, &self.l1, c, inv * val[k], not bulk)
+            if self.adagrad:
+                wv_add_l1(&wv, &self.l1, c,
+                          adagrad_step(&self.G[c], -a * val[k], self.lr, self.eps) / self.scale,
+                          not bulk)
+            else:
+                wv_add_l1(&wv, &self.l1, c, inv * val[k], not bulk)
         if bulk:
             topk_rebuild(wv.heap, wv.pos, wv.hsize, wv.v, idx, n)
 
@@ -232,7 +248,7 @@ cdef class STSDCore(Core):
                      new_from, ALL_COLS)
             self.sparsify()
         elif stepped:
-            self.add(idx, val, n, tau * direction, 0, ALL_COLS)
+            self.add(idx, val, n, direction if self.adagrad else tau * direction, 0, ALL_COLS)
             self.sparsify()
         elif not self.original:
             self.sparsify()  # the paper's sparsity step runs every round

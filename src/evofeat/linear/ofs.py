@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.linear._adagrad_step import STEPS, adagrad_delta
 from evofeat.linear._ofs import OFSCore, PETrunCore, RANDCore
 from evofeat.linear._splitmix import draw_uniform
 
@@ -31,7 +32,7 @@ class _Budgeted(OnlineLearner):
 
     _core: ClassVar[type[OFSCore]] = OFSCore
     _algorithm: ClassVar[str] = "ofs"
-    per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos", "dw", "cand")
+    per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos", "dw", "cand", "G")
     budget: float
     budget_count: int | None
     zero_score: str
@@ -99,6 +100,9 @@ class _Budgeted(OnlineLearner):
             budget=float(self.budget),
             budget_count=-1 if self.budget_count is None else int(self.budget_count),
             zero_is_mistake=self.zero_score == "mistake",
+            G=np.zeros(capacity),
+            adagrad=getattr(self, "step", "paper") == "adagrad",
+            eps=float(getattr(self, "eps", 1e-8)),
             **self._extra_fields(capacity),
         )
 
@@ -135,6 +139,8 @@ class _Step(_Budgeted):
     lr: float
     l2: float
     radius: float | None
+    step: str
+    eps: float
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -159,6 +165,20 @@ class _Step(_Budgeted):
             self.radius,
             "pass radius=None",
         )
+        _require(
+            self.step in STEPS,
+            "unknown OFS step",
+            " or ".join(repr(k) for k in STEPS),
+            self.step,
+            "pass step='paper' (the paper's lr y x) or step='adagrad'",
+        )
+        _require(
+            _real(self.eps) and self.eps > 0,
+            "eps must be positive",
+            "a finite number > 0",
+            self.eps,
+            "pass eps=1e-8",
+        )
 
     def _params(self) -> tuple[float, float, float]:
         default = 1.0 / math.sqrt(self.l2) if self.l2 > 0 else math.inf
@@ -170,6 +190,21 @@ class _Step(_Budgeted):
 
 
 _DRAWS = ("once", "per-mistake")
+
+_STEP_DOC = """
+    step
+        ``"paper"`` (the step ``lr y x``) or ``"adagrad"``, not the paper's: AdaGrad's
+        per-coordinate step (Duchi, Hazan & Singer, JMLR 2011, diagonal form) on the
+        same rows, each feature ``i`` of the row taking ``G_i += g_i^2`` and
+        ``w~_i += -lr g_i / sqrt(eps + G_i)`` with ``g = -y x`` the hinge's subgradient
+        (``G_i`` starts at 0 for a new feature; an absent one keeps it). The decay
+        ``1 - lr l2``, the projection onto the L2 ball and the truncation are the
+        paper's. Exact: the steps are added to ``v`` divided by the scale, O(nnz) as
+        before, and the decay and projection stay one factor each, O(1). The ball is
+        the Euclidean one of the paper, not AdaGrad's projection in the metric
+        ``diag(sqrt(G))`` (which would shrink each coordinate differently).
+    eps
+        Added to ``G_i`` under the square root by ``step="adagrad"``."""
 
 _COMMON_DOC = """
     budget
@@ -208,7 +243,7 @@ class OFS(_Step):
     radius
         Radius of the L2 ball. ``None``: ``1 / sqrt(l2)`` (10 by default), the radius of
         the paper's mistake bound; ``radius=1.0`` is Algorithm 3 as printed
-        (``min(1, 1 / ||w~||)``).
+        (``min(1, 1 / ||w~||)``).{_STEP_DOC}
 
     Attributes
     ----------
@@ -230,6 +265,11 @@ class OFS(_Step):
     301
     >>> model.budget_limit_, model.selected_features_
     (2, ['f10', 'f4'])
+    >>> adaptive = OFS(step="adagrad")  # AdaGrad's per-coordinate steps, not the paper's
+    >>> prequential(adaptive, full(ds.X, ds.y, ds.feature_names)).mistakes
+    310
+    >>> adaptive.selected_features_
+    ['f12', 'f23']
 
     References
     ----------
@@ -245,6 +285,8 @@ class OFS(_Step):
         budget_count: int | None = None,
         radius: float | None = None,
         zero_score: str = "mistake",
+        step: str = "paper",
+        eps: float = 1e-8,
     ) -> None:
         self.lr = lr
         self.l2 = l2
@@ -252,6 +294,8 @@ class OFS(_Step):
         self.budget_count = budget_count
         self.radius = radius
         self.zero_score = zero_score
+        self.step = step
+        self.eps = eps
 
 
 class PETrun(_Budgeted):
@@ -395,6 +439,8 @@ def ofs_reference(
     seed: int = 0,
     zero_score: str = "mistake",
     draw: str = "once",
+    step: str = "paper",
+    eps: float = 1e-8,
 ) -> np.ndarray:
     """Plain-NumPy OFS, PE_trun, RAND or OFS_P over a dense stream (NaN = absent).
 
@@ -406,7 +452,7 @@ def ofs_reference(
     array([0., 1., 0.])
     """
     n, d = X.shape
-    w, seen, in_set = np.zeros(d), np.zeros(d, bool), np.zeros(d, bool)
+    w, seen, in_set, G = np.zeros(d), np.zeros(d, bool), np.zeros(d, bool), np.zeros(d)
     R = radius if radius is not None else (1.0 / math.sqrt(l2) if l2 > 0 else math.inf)
     prev: np.ndarray | None = None
     cols = np.zeros(0, np.int64)
@@ -459,7 +505,12 @@ def ofs_reference(
             if algorithm == "ofs-p":
                 q = epsilon * min(1.0, B / max(len(cols), 1)) + (1 - epsilon) * (w != 0)
                 x = np.where(obs, x / q, 0.0)
-            w = (1 - lr * l2) * w + lr * y[t] * x
+            if step == "adagrad":
+                nz = np.flatnonzero(x)
+                w = (1 - lr * l2) * w
+                w[nz] += adagrad_delta(G, nz, -y[t] * x[nz], lr, eps)
+            else:
+                w = (1 - lr * l2) * w + lr * y[t] * x
             w *= min(1.0, R / max(float(np.linalg.norm(w)), 1e-300))
             _truncate_reference(w, B)
         else:

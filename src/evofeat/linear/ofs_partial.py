@@ -23,7 +23,7 @@ import numpy as np
 
 from evofeat.linear._ofs import OFSPCore
 from evofeat.linear._splitmix import draw_uniform
-from evofeat.linear.ofs import _COMMON_DOC, _real, _require, _Step
+from evofeat.linear.ofs import _COMMON_DOC, _STEP_DOC, _real, _require, _Step
 
 __all__ = ["OFSP", "observed_reference"]
 
@@ -57,7 +57,7 @@ class OFSP(_Step):
     epsilon
         Probability of an exploration row (0.2).
     seed
-        Seed of the draws.
+        Seed of the draws.{_STEP_DOC}
 
     Examples
     --------
@@ -88,6 +88,8 @@ class OFSP(_Step):
         epsilon: float = 0.2,
         seed: int = 0,
         zero_score: str = "mistake",
+        step: str = "paper",
+        eps: float = 1e-8,
     ) -> None:
         self.lr = lr
         self.l2 = l2
@@ -97,6 +99,8 @@ class OFSP(_Step):
         self.epsilon = epsilon
         self.seed = seed
         self.zero_score = zero_score
+        self.step = step
+        self.eps = eps
 
     def _check_params(self) -> None:
         super()._check_params()

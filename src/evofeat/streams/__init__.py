@@ -1,5 +1,6 @@
 """Streams whose visible features change: the array form and the scenario simulators."""
 
+from evofeat.streams.csv_stream import CsvStream, csv_path
 from evofeat.streams.feature_stream import FeatureStream, Selection, feature_stream, run_selector
 from evofeat.streams.incdec import IncDec, incdec, split_sizes
 from evofeat.streams.jsonl import JsonlStream, jsonl_path
@@ -10,12 +11,14 @@ from evofeat.streams.stream import Chunk, Stream
 
 __all__ = [
     "Chunk",
+    "CsvStream",
     "FeatureStream",
     "IncDec",
     "JsonlStream",
     "LibsvmStream",
     "Selection",
     "Stream",
+    "csv_path",
     "evolvable",
     "feature_stream",
     "full",

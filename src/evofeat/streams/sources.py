@@ -25,13 +25,16 @@ def streamed_source(
     JSON Lines (``.jsonl``, ``.ndjson``, optionally ``.gz``, or ``-`` for
     standard input) is always streamed, so it needs the full scenario (the
     file's own keys decide what each row sees), one repeat, no permutations
-    and no preprocessing; a LIBSVM file is streamed when the run allows it and
-    loaded whole otherwise.
+    and no preprocessing; a LIBSVM or delimited-text file (``.csv``, ``.tsv``,
+    ``.data``, ``.dat``) is streamed when the run allows it and loaded whole
+    otherwise. A streamed CSV reads a missing value (``?`` or an empty field)
+    as an absent feature (:class:`~evofeat.streams.CsvStream`).
 
     >>> streamed_source("german", kind="online", scenario="full", repeats=1, perm_file=None,
     ...                 preprocess="none", scenario_params={}) is None
     True
     """
+    from evofeat.streams.csv_stream import CsvStream, csv_path
     from evofeat.streams.jsonl import JsonlStream, jsonl_path
     from evofeat.streams.libsvm_stream import LibsvmStream, libsvm_path
 
@@ -59,7 +62,8 @@ def streamed_source(
     if not plain:
         return None
     path = libsvm_path(dataset)
-    if (jsonl is not None or path is not None) and scenario_params:
+    table = csv_path(dataset)
+    if (jsonl is not None or path is not None or table is not None) and scenario_params:
         raise InputError(
             "the full scenario takes no parameters",
             expected="no --scenario-param",
@@ -68,4 +72,6 @@ def streamed_source(
         )
     if jsonl is not None:
         return JsonlStream(jsonl, label=label_column)
+    if table is not None:
+        return CsvStream(table, label_column=label_column)
     return None if path is None else LibsvmStream(path)
