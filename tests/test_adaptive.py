@@ -135,7 +135,7 @@ def test_absent_feature_keeps_its_state_and_comes_back_with_it(model: OnlineLear
     # back again: scored with the weight it left with
     w = model.coef_
     x: dict[Hashable, float] = {"a": 0.7, "b": -0.2}
-    expected = w["a"] * 0.7 + w["b"] * -0.2
+    expected = w["a"] * 0.7 + w["b"] * -0.2 + model.intercept_  # the bias: not a feature
     p = model.predict_proba_one(x)
     assert p is not None
     assert math.isclose(p[1], 1.0 / (1.0 + math.exp(-expected)), rel_tol=1e-12)
@@ -152,7 +152,7 @@ def test_new_feature_first_step_in_closed_form(loss: str) -> None:
     x: dict[Hashable, float] = {"a": 1.0, "new": 2.5}
     for model in (ftrl, ada):
         before_a = _state(model, "a")
-        f = model.coef_["a"] * 1.0  # "new" has weight 0
+        f = model.coef_["a"] * 1.0 + model.intercept_  # "new" has weight 0
         if loss == "logistic":
             slope = -y1 / (1.0 + math.exp(y1 * f))  # p - y01
         else:
@@ -176,7 +176,7 @@ def test_ftrl_coef_are_the_lazy_weights_and_l1_zeroes_them() -> None:
     w = ftrl_weights_reference(z, n, 0.1, 1.0, 0.0, 1.0)
     assert list(model.coef_.values()) == w.tolist()
     assert np.count_nonzero(w) == len(w)
-    sparse = FTRL(l1=1e6)
+    sparse = FTRL(l1=1e6, fit_intercept=False)  # the bias has no L1 (tests/test_intercept.py)
     res = prequential(sparse, full(X, y), keep_predictions=True)
     assert not any(sparse.coef_.values())
     assert res.scores is not None and not res.scores.any()
@@ -202,8 +202,16 @@ def test_german_trapezoidal_against_ogd(capsys: pytest.CaptureFixture[str]) -> N
     still below the majority-class rate on this stream, so that is not
     asserted.
     """
+    plain = {"fit_intercept": False}  # OpenMOA's FTRL has no bias
     acc = {
-        name: repeat(name, "german", "trapezoidal", repeats=10, preprocess="zscore")
+        name: repeat(
+            name,
+            "german",
+            "trapezoidal",
+            repeats=10,
+            preprocess="zscore",
+            params=plain if name in ("ftrl", "adagrad") else None,
+        )
         .sort_values("repeat")["accuracy"]
         .to_numpy()
         for name in ("ftrl", "adagrad", "ogd", "stsd-i")
@@ -230,7 +238,8 @@ def test_australian_evolvable_matches_the_peer_ftrl() -> None:
     ahead of OGD (0.782) and FESL-c with its defaults (0.808); FESL-c over
     FTRL base models 0.836 +- 0.011.
     """
-    runs = {"ftrl": ("ftrl", {}), "ogd": ("ogd", {}), "fesl-ftrl": ("fesl-c", FESL_FTRL)}
+    plain = {"fit_intercept": False}  # OpenMOA's FTRL has no bias
+    runs = {"ftrl": ("ftrl", plain), "ogd": ("ogd", {}), "fesl-ftrl": ("fesl-c", FESL_FTRL)}
     acc = {
         key: repeat(name, "australian", "evolvable", repeats=10, preprocess="zscore", params=p)
         .sort_values("repeat")["accuracy"]

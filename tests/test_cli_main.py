@@ -82,7 +82,7 @@ def test_unexpected_error_is_one_line_exit_1(monkeypatch: pytest.MonkeyPatch) ->
 def test_learner_names_are_case_insensitive() -> None:
     out = run_json("--learner", "PA-I", "--dataset", "german")
     assert out["learner"] == "pa-i"
-    assert out == {**out, "params": {"C": 1.0}}  # the parameters used, defaults filled in
+    assert out == {**out, "params": {"C": 1.0, "fit_intercept": False}}  # defaults filled in
 
 
 def test_mistyped_learner_suggests_close_names_of_the_right_kind() -> None:
@@ -108,7 +108,7 @@ def test_learners_lists_every_learner_with_kind_task_and_defaults() -> None:
         "name": "pa-i",
         "kind": "online",
         "task": "binary",
-        "params": {"C": 1.0},
+        "params": {"C": 1.0, "fit_intercept": False},
     }
     assert infos["opid"]["kind"] == "onepass" and infos["ceofs"]["kind"] == "selector"
     assert infos["stsd-i"]["params"]["radius"] == 30.0

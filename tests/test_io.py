@@ -88,7 +88,7 @@ def test_saved_learner_continues_identically_array_path(name: str, tmp_path: Pat
 
 def test_unfitted_learner_round_trips(tmp_path: Path) -> None:
     loaded = io.load(io.save(PA(mode="pa-ii", C=0.25), tmp_path / "m.npz"))
-    assert loaded.get_params() == {"mode": "pa-ii", "C": 0.25}
+    assert loaded.get_params() == {"mode": "pa-ii", "C": 0.25, "fit_intercept": False}
     assert loaded.predict_one({"a": 1.0}) is None
 
 
@@ -205,7 +205,7 @@ def test_tampered_weights_are_refused(tmp_path: Path) -> None:
 
 def test_tampered_parameters_are_refused(tmp_path: Path) -> None:
     path = _saved(tmp_path)
-    _rewrite(path, {"params": {"mode": "pa-i", "C": 100.0}})
+    _rewrite(path, {"params": {"mode": "pa-i", "C": 100.0, "fit_intercept": False}})
     with pytest.raises(InputError, match="checksum"):
         io.load(path)
 

@@ -81,12 +81,23 @@ def _fesl(method: str, **p: Any) -> Callable[..., Any]:
 
 
 _SMALL: dict[str, Any] = {"C": 0.1, "radius": 0.7, "budget": 0.45, "seed": 3}
+_B: dict[str, Any] = {"fit_intercept": True}  # the linear learners' bias
 _ADAGRAD: dict[str, Any] = {"step": "adagrad", "lr": 0.3, "eps": 1e-6}  # not the papers' step
 #: (registered name, learner parameters, oracle); the oracle returns (labels, scores, ...).
 CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
     ("perceptron", {}, opa.perceptron),
     ("perceptron", {"lr": 0.3}, lambda X, y: opa.perceptron(X, y, 0.3)),
+    ("perceptron", _B, lambda X, y: opa.perceptron(X, y, fit_intercept=True)),
+    (
+        "perceptron",
+        {"lr": 0.3, **_B, "intercept_lr": 0.05},
+        lambda X, y: opa.perceptron(X, y, 0.3, True, 0.05),
+    ),
     *[(m, {"C": 0.05}, lambda X, y, m=m: opa.pa(X, y, m, 0.05)) for m in ("pa", "pa-i", "pa-ii")],
+    *[
+        (m, {"C": 0.05, **_B}, lambda X, y, m=m: opa.pa(X, y, m, 0.05, True))
+        for m in ("pa", "pa-i", "pa-ii")
+    ],
     ("pa-i", {"C": 5.0}, lambda X, y: opa.pa(X, y, "pa-i", 5.0)),
     *[
         (m, {**_SMALL, "variant": v}, _stsd(m, **_SMALL, variant=v))
@@ -133,6 +144,12 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         ),
     ),
     ("ogd", {"lr": 0.3}, lambda X, y: ofesl.ogd(X, y, 0.3)),
+    ("ogd", {"lr": 0.3, **_B}, lambda X, y: ofesl.ogd(X, y, 0.3, fit_intercept=True)),
+    (
+        "ogd",
+        {"lr": 0.3, **_B, "intercept_lr": 0.05},
+        lambda X, y: ofesl.ogd(X, y, 0.3, fit_intercept=True, intercept_lr=0.05),
+    ),
     *[(m, {"lr": 0.3, "overlap": 6}, _fesl(m, lr=0.3, overlap=6)) for m in ofesl.METHODS],
     *[
         (
@@ -142,14 +159,30 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         )
         for m in ("fesl-c", "fesl-s")
     ],
-    ("ftrl", {}, oada.ftrl),
+    ("ftrl", {}, lambda X, y: oada.ftrl(X, y, fit_intercept=True)),  # a bias by default
+    ("ftrl", {"fit_intercept": False}, oada.ftrl),
     (
         "ftrl",
-        {"alpha": 0.5, "beta": 0.5, "l1": 0.2, "l2": 0.1},
+        {"alpha": 0.5, "beta": 0.5, "l1": 0.2, "l2": 0.1, "fit_intercept": False},
         lambda X, y: oada.ftrl(X, y, 0.5, 0.5, 0.2, 0.1),
     ),
-    ("adagrad", {}, oada.adagrad),
-    ("adagrad", {"lr": 0.5, "eps": 0.01}, lambda X, y: oada.adagrad(X, y, 0.5, 0.01)),
+    (
+        "ftrl",
+        {"alpha": 0.5, "beta": 0.5, "l1": 0.2, "l2": 0.1, "intercept_lr": 0.3},
+        lambda X, y: oada.ftrl(X, y, 0.5, 0.5, 0.2, 0.1, fit_intercept=True, intercept_lr=0.3),
+    ),
+    ("adagrad", {}, lambda X, y: oada.adagrad(X, y, fit_intercept=True)),  # a bias by default
+    ("adagrad", {"fit_intercept": False}, oada.adagrad),
+    (
+        "adagrad",
+        {"lr": 0.5, "eps": 0.01, "fit_intercept": False},
+        lambda X, y: oada.adagrad(X, y, 0.5, 0.01),
+    ),
+    (
+        "adagrad",
+        {"lr": 0.5, "eps": 0.01, "intercept_lr": 0.05},
+        lambda X, y: oada.adagrad(X, y, 0.5, 0.01, fit_intercept=True, intercept_lr=0.05),
+    ),
     (
         "stsd-regressor",
         {"C": 0.1, "epsilon": 0.1, "radius": 0.7, "budget": 0.45},

@@ -157,7 +157,7 @@ def parameters(name: str) -> dict[str, Any]:
     """The parameters a user may set on ``name``, with their defaults (fixed ones left out).
 
     >>> parameters("pa-i")
-    {'C': 1.0}
+    {'C': 1.0, 'fit_intercept': False}
     """
     import inspect
 
@@ -193,7 +193,7 @@ def make(name: str, **params: Any) -> Any:
     >>> make("pa-i", c=0.5)
     Traceback (most recent call last):
     ...
-    evofeat.base.errors.InputError: unknown parameter 'c' for pa-i (did you mean C?): expected one of C; fix: check the spelling (parameters are case-sensitive); `evofeat learners` lists pa-i's parameters
+    evofeat.base.errors.InputError: unknown parameter 'c' for pa-i (did you mean C?): expected one of C, fit_intercept; fix: check the spelling (parameters are case-sensitive); `evofeat learners` lists pa-i's parameters
     """
     key = canonical(name)
     kind, factory = _factory(key)

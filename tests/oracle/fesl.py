@@ -52,20 +52,34 @@ def _label(f: float, loss: str) -> float:
 
 
 def ogd(
-    X: np.ndarray, y: np.ndarray, lr: float = 1.0, loss: str = "logistic"
+    X: np.ndarray,
+    y: np.ndarray,
+    lr: float = 1.0,
+    loss: str = "logistic",
+    fit_intercept: bool = False,
+    intercept_lr: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """OGD on all visible features: labels (the score for the square loss) and scores.
+
+    With ``fit_intercept``, a bias ``b`` (the weight of a constant input 1)
+    is added to the score after the features' sum and stepped as they are:
+    ``b -= intercept_lr / sqrt(t) g`` (``intercept_lr`` defaults to ``lr``).
 
     >>> ogd(np.array([[1.0, np.nan], [1.0, 2.0]]), np.array([1, -1]))[0]
     array([-1.,  1.])
     """
     w = np.zeros(X.shape[1])
+    b, rate = 0.0, lr if intercept_lr is None else intercept_lr
     labels, scores = np.empty(len(y)), np.empty(len(y))
     for t, cols, x, _ in rows(X):
         f = dot(w, x, cols)
+        if fit_intercept:
+            f += b
         scores[t], labels[t] = f, _label(f, loss)
         g = _LOSS[loss](f, float(y[t]))[1]
         w[cols] -= (lr / math.sqrt(t + 1) * g) * x[cols]
+        if fit_intercept:
+            b -= rate / math.sqrt(t + 1) * g
     return labels, scores
 
 

@@ -30,9 +30,9 @@ def learner_defaults(learner: str | OnlineLearner | None, tasks: Sequence[str]) 
     ``get_params()``; for ``None``, the default learner of ``tasks[0]``.
 
     >>> learner_defaults("pa-i", ["binary"])
-    {'C': 1.0}
+    {'C': 1.0, 'fit_intercept': False}
     >>> learner_defaults(None, ["regression"])
-    {'lr': 0.05, 'loss': 'square'}
+    {'lr': 0.05, 'loss': 'square', 'fit_intercept': False, 'intercept_lr': None}
     """
     import importlib
     import inspect

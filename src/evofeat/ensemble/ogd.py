@@ -8,7 +8,8 @@ import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
 from evofeat.ensemble._fesl import OGDCore, loss_slope, loss_value
-from evofeat.linear._safe import dot_reference, saturate_reference
+from evofeat.linear._intercept import InterceptMixin, check_intercept
+from evofeat.linear._safe import MAX, dot_reference, saturate_reference
 
 __all__ = [
     "LOSSES",
@@ -55,7 +56,7 @@ def check_common(learner: Any) -> None:
         )
 
 
-class OGD(OnlineLearner):
+class OGD(InterceptMixin, OnlineLearner):
     """Online gradient descent (Zinkevich, 2003) on all visible features.
 
     Predict ``f = w . x``; then ``w <- w - tau_t dl(f, y)/df x`` with
@@ -86,11 +87,21 @@ class OGD(OnlineLearner):
     loss
         ``"logistic"`` (binary classification) or ``"square"`` (regression);
         :attr:`task` follows from it.
+    fit_intercept
+        Learn a bias ``b``: the weight of a constant input 1 that every row
+        has, so the score is ``w . x + b`` and ``b -= intercept_lr / sqrt(t)
+        dl(f, y)/df``. The bias is not a feature (always visible, not in
+        ``coef_`` nor in the feature index). Off by default: the paper's
+        model (FESL's base learner) has none.
+    intercept_lr
+        The bias's step scale (``None``: ``lr``).
 
     Attributes
     ----------
     coef_
         The weight of each feature seen so far, by name.
+    intercept_
+        The bias (0.0 without ``fit_intercept``).
 
     Examples
     --------
@@ -101,6 +112,9 @@ class OGD(OnlineLearner):
     >>> result = prequential(OGD(lr=0.1), full(ds.X, ds.y, ds.feature_names))
     >>> round(result.accuracy, 3)
     0.684
+    >>> biased = OGD(lr=0.1, fit_intercept=True)
+    >>> round(prequential(biased, full(ds.X, ds.y, ds.feature_names)).accuracy, 3)
+    0.756
 
     References
     ----------
@@ -109,9 +123,17 @@ class OGD(OnlineLearner):
     evolvable streams. NIPS 2017, Eq. (1).
     """
 
-    def __init__(self, lr: float = 1.0, loss: str = "logistic") -> None:
+    def __init__(
+        self,
+        lr: float = 1.0,
+        loss: str = "logistic",
+        fit_intercept: bool = False,
+        intercept_lr: float | None = None,
+    ) -> None:
         self.lr = lr
         self.loss = loss
+        self.fit_intercept = fit_intercept
+        self.intercept_lr = intercept_lr
 
     @property
     def task(self) -> str:  # type: ignore[override]
@@ -120,12 +142,20 @@ class OGD(OnlineLearner):
 
     def _check_params(self) -> None:
         check_common(self)
+        check_intercept(self, "lr")
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return ogd_reference(X, y, self.lr, self.loss)
+        rate = self._intercept_rate(self.lr) if self.fit_intercept else None
+        return ogd_reference(X, y, self.lr, self.loss, rate)
 
     def _make_state(self, capacity: int) -> OGDCore:
-        return OGDCore(w=np.zeros(capacity), loss_kind=LOSSES[self.loss], lr=float(self.lr), t=0)
+        return OGDCore(
+            w=np.zeros(capacity),
+            loss_kind=LOSSES[self.loss],
+            lr=float(self.lr),
+            t=0,
+            **self._intercept_fields(self.lr),
+        )
 
 
 def loss_reference(loss: str, f: float, y: float) -> tuple[float, float]:
@@ -142,22 +172,37 @@ def loss_reference(loss: str, f: float, y: float) -> tuple[float, float]:
 
 
 def ogd_reference(
-    X: np.ndarray, y: np.ndarray, lr: float = 1.0, loss: str = "logistic"
+    X: np.ndarray,
+    y: np.ndarray,
+    lr: float = 1.0,
+    loss: str = "logistic",
+    intercept_lr: float | None = None,
 ) -> np.ndarray:
     """Plain-NumPy OGD over a dense stream (NaN = absent); returns the predictions.
 
+    ``intercept_lr``: learn a bias with this step scale (``None``: no bias).
+
     >>> ogd_reference(np.array([[1.0, np.nan], [1.0, 2.0]]), np.array([1, -1]))
+    array([-1.,  1.])
+    >>> ogd_reference(np.array([[1.0, np.nan], [1.0, 2.0]]), np.array([1, -1]), intercept_lr=1.0)
     array([-1.,  1.])
     """
     n, d = X.shape
     w = np.zeros(d)
+    b = np.zeros(1)
     out = np.empty(n)
     for t in range(n):
         vis = ~np.isnan(X[t])
         x = X[t, vis]
         f = dot_reference(w[vis], x)
+        if intercept_lr is not None:
+            f = min(max(f + float(b[0]), -MAX), MAX)
         out[t] = f if loss == "square" else (1.0 if f > 0 else -1.0)
-        w[vis] = step_reference(w[vis], -lr / np.sqrt(t + 1) * loss_reference(loss, f, y[t])[1], x)
+        slope = loss_reference(loss, f, y[t])[1]
+        w[vis] = step_reference(w[vis], -lr / np.sqrt(t + 1) * slope, x)
+        if intercept_lr is not None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                b = step_reference(b, -intercept_lr / np.sqrt(t + 1) * slope, np.ones(1))
     return out
 
 

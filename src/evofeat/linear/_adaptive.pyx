@@ -16,16 +16,31 @@ from evofeat._core.safe cimport MAX, safe_dot, safe_dotn, saturate
 
 
 cdef class FTRLCore(Core):
-    """FTRL-Proximal: ``z`` and ``n`` per feature; ``alpha``, ``beta``, ``l1``, ``l2``; the loss code ``loss_kind``."""
+    """FTRL-Proximal: ``z`` and ``n`` per feature; ``alpha``, ``beta``, ``l1``, ``l2``; the loss code ``loss_kind``.
+
+    With ``fit_intercept`` (1), a bias on a constant input 1 that every row
+    has: its own ``intercept_z`` and ``intercept_n``, the rate scale
+    ``intercept_lr`` (its alpha) and ``beta``, no L1 or L2.
+    """
 
     cdef public double[::1] z
     cdef public double[::1] n
     cdef public double alpha, beta, l1, l2
     cdef public int loss_kind
+    cdef public int fit_intercept
+    cdef public double intercept_z, intercept_n, intercept_lr
     cdef double* wbuf  # the row's lazy weights (scratch, not state)
     cdef Py_ssize_t wcap
 
-    _fields = ("z", "n", "alpha", "beta", "l1", "l2", "loss_kind")
+    _fields = (
+        "z", "n", "alpha", "beta", "l1", "l2", "loss_kind",
+        "fit_intercept", "intercept_z", "intercept_n", "intercept_lr",
+    )
+
+    cdef inline double bias(self) noexcept:
+        """The lazy weight of the bias (no L1, no L2)."""
+        return ftrl_weight(self.intercept_z, self.intercept_n, self.intercept_lr, self.beta, 0.0,
+                           0.0)
 
     def __dealloc__(self):
         free(self.wbuf)
@@ -55,6 +70,8 @@ cdef class FTRLCore(Core):
             w = self.weights(idx, m)
             if w != NULL:
                 s = safe_dotn(w, val, m)
+        if self.fit_intercept:
+            s = saturate(s + self.bias())
         label[0] = label_of(self.loss_kind, s)
         return s
 
@@ -73,22 +90,35 @@ cdef class FTRLCore(Core):
             i = idx[k]
             w = ftrl_weight(z[i], nn[i], self.alpha, self.beta, self.l1, self.l2)
             ftrl_step(&z[i], &nn[i], w, saturate(slope * val[k]), self.alpha)
+        if self.fit_intercept:  # the gradient on the constant input 1 is the slope
+            ftrl_step(&self.intercept_z, &self.intercept_n, self.bias(), saturate(slope),
+                      self.intercept_lr)
         return loss
 
 
 cdef class AdaGradCore(Core):
-    """Diagonal AdaGrad OGD: ``w`` and ``G`` (sum of squared gradients) per feature; ``lr``, ``eps``, ``loss_kind``."""
+    """Diagonal AdaGrad OGD: ``w`` and ``G`` (sum of squared gradients) per feature; ``lr``, ``eps``, ``loss_kind``.
+
+    With ``fit_intercept`` (1), a bias ``intercept`` on a constant input 1
+    that every row has, with its own accumulator ``intercept_G`` and step
+    scale ``intercept_lr``.
+    """
 
     cdef public double[::1] w
     cdef public double[::1] G
     cdef public double lr, eps
     cdef public int loss_kind
+    cdef public int fit_intercept
+    cdef public double intercept, intercept_G, intercept_lr
 
-    _fields = ("w", "G", "lr", "eps", "loss_kind")
+    _fields = ("w", "G", "lr", "eps", "loss_kind", "fit_intercept", "intercept", "intercept_G",
+               "intercept_lr")
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t m,
                         double* label) noexcept:
         cdef double s = safe_dot(&self.w[0], idx, val, m)
+        if self.fit_intercept:
+            s = saturate(s + self.intercept)
         label[0] = label_of(self.loss_kind, s)
         return s
 
@@ -107,4 +137,8 @@ cdef class AdaGradCore(Core):
             i = idx[k]
             g = saturate(slope * val[k])
             w[i] = saturate(w[i] + adagrad_step(&G[i], g, self.lr, self.eps))
+        if self.fit_intercept:  # the gradient on the constant input 1 is the slope
+            self.intercept = saturate(
+                self.intercept + adagrad_step(&self.intercept_G, saturate(slope), self.intercept_lr,
+                                              self.eps))
         return loss

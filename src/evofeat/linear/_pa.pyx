@@ -14,17 +14,26 @@ PA_PLAIN, PA_I, PA_II = 0, 1, 2
 
 
 cdef class PACore(Core):
-    """``w``: one weight per feature; ``mode``: 0 PA, 1 PA-I, 2 PA-II; ``C``: aggressiveness."""
+    """``w``: one weight per feature; ``mode``: 0 PA, 1 PA-I, 2 PA-II; ``C``: aggressiveness.
+
+    With ``fit_intercept`` (1), the bias ``intercept`` is the weight of a
+    constant input 1 that every row has: it adds to the score and 1 to
+    ``||x||^2``, and moves by ``tau y`` as every other weight.
+    """
 
     cdef public double[::1] w
     cdef public int mode
     cdef public double C
+    cdef public int fit_intercept
+    cdef public double intercept
 
-    _fields = ("w", "mode", "C")
+    _fields = ("w", "mode", "C", "fit_intercept", "intercept")
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
         cdef double s = safe_dot(&self.w[0], idx, val, n)
+        if self.fit_intercept:
+            s = saturate(s + self.intercept)
         label[0] = sign_label(s)
         return s
 
@@ -55,11 +64,18 @@ cdef class PACore(Core):
             return 0.0
         cdef double* w = &self.w[0]
         cdef double sq = sq_norm(val, n)
+        cdef double a
+        if self.fit_intercept:
+            sq = sq + 1.0
         if NORMAL <= sq <= MAX:
-            if safe_axpy(w, self.step(loss, sq) * y, idx, val, n):
+            a = self.step(loss, sq) * y
+            if safe_axpy(w, a, idx, val, n):
+                if self.fit_intercept:
+                    self.intercept = saturate(self.intercept + a)
                 return loss
         # ||x||^2 over- or underflowed: the step on the row rescaled by a power of two
-        cdef double m = 0.0, sqs = 0.0, v, c
+        cdef double m = 1.0 if self.fit_intercept else 0.0  # the bias's input is 1
+        cdef double sqs = 0.0, v, c
         cdef Py_ssize_t k
         for k in range(n):
             m = fmax0(m, fabs(val[k]))
@@ -69,8 +85,13 @@ cdef class PACore(Core):
         for k in range(n):
             v = ldexp(val[k], -e)
             sqs += v * v
+        if self.fit_intercept:
+            v = ldexp(1.0, -e)
+            sqs += v * v
         c = self.rescaled_step(loss, e, sqs) * y
         if fabs(c) <= MAX:
             for k in range(n):
                 w[idx[k]] = saturate(w[idx[k]] + c * ldexp(val[k], -e))
+            if self.fit_intercept:
+                self.intercept = saturate(self.intercept + c * ldexp(1.0, -e))
         return loss

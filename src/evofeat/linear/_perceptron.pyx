@@ -4,20 +4,29 @@
 from libc.stdint cimport int64_t
 
 from evofeat._core.core cimport Core
-from evofeat._core.safe cimport safe_axpy, safe_dot, sign_label
+from evofeat._core.safe cimport safe_axpy, safe_dot, saturate, sign_label
 
 
 cdef class PerceptronCore(Core):
-    """``w``: one weight per feature; ``lr``: the step on a mistake."""
+    """``w``: one weight per feature; ``lr``: the step on a mistake.
+
+    With ``fit_intercept`` (1), the bias ``intercept`` is the weight of a
+    constant input 1 that every row has: added to the score, stepped by
+    ``intercept_lr y`` on a mistake.
+    """
 
     cdef public double[::1] w
     cdef public double lr
+    cdef public int fit_intercept
+    cdef public double intercept, intercept_lr
 
-    _fields = ("w", "lr")
+    _fields = ("w", "lr", "fit_intercept", "intercept", "intercept_lr")
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
         cdef double s = safe_dot(&self.w[0], idx, val, n)
+        if self.fit_intercept:
+            s = saturate(s + self.intercept)
         label[0] = sign_label(s)
         return s
 
@@ -26,4 +35,6 @@ cdef class PerceptronCore(Core):
         if y * score > 0.0:
             return 0.0
         safe_axpy(&self.w[0], self.lr * y, idx, val, n)
+        if self.fit_intercept:
+            self.intercept = saturate(self.intercept + self.intercept_lr * y)
         return 1.0

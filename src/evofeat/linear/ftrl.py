@@ -11,6 +11,7 @@ import numpy as np
 from evofeat.base import InputError, OnlineLearner
 from evofeat.ensemble.ogd import LOSSES, check_choice, loss_reference
 from evofeat.linear._adaptive import FTRLCore
+from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._safe import MAX, dot_reference
 
 __all__ = [
@@ -43,7 +44,7 @@ def check_number(value: Any, name: str, *, positive: bool, fix: str) -> None:
         )
 
 
-class FTRL(OnlineLearner):
+class FTRL(InterceptMixin, OnlineLearner):
     """FTRL-Proximal (McMahan et al., 2013) on evolving features.
 
     Each feature ``i`` keeps ``z_i`` and ``n_i`` (the sum of its squared
@@ -89,6 +90,19 @@ class FTRL(OnlineLearner):
         (y + 1) / 2``) or ``"square"`` (regression, ``(y - f)^2`` with
         gradient ``-2 (y - f) x`` as :class:`~evofeat.ensemble.ogd.OGD`;
         the prediction is the score); :attr:`task` follows from it.
+    fit_intercept
+        Learn a bias ``b``: the weight of a constant input 1 that every row
+        has (the score is ``w . x + b``), with its own ``z_b`` and ``n_b``
+        and the same update (gradient ``dl/df``), its rate scale
+        ``intercept_lr`` and ``beta``, and **no L1 or L2** (as Vowpal
+        Wabbit's and River's FTRL and logistic regression leave their bias
+        unregularised by default): ``b = -z_b / ((beta + sqrt(n_b)) /
+        intercept_lr)``. The bias is not a feature (always visible, not in
+        ``coef_`` nor in the feature index). On by default, as in River and
+        VW; ``fit_intercept=False`` is Algorithm 1 as written (and
+        OpenMOA's FTRL).
+    intercept_lr
+        The bias's alpha (``None``: ``alpha``).
 
     The paper fixes none of the four numbers; the defaults ``alpha=0.1``,
     ``beta=1.0``, ``l1=1.0``, ``l2=1.0`` are those of OpenMOA's FTRL, the
@@ -99,6 +113,8 @@ class FTRL(OnlineLearner):
     coef_
         The weight ``w_i`` of each feature seen so far, by name (computed
         from ``z`` and ``n``).
+    intercept_
+        The bias (0.0 without ``fit_intercept``).
 
     Examples
     --------
@@ -108,6 +124,9 @@ class FTRL(OnlineLearner):
     >>> ds = load("german", preprocess="zscore")
     >>> result = prequential(FTRL(), trapezoidal(ds.X, ds.y, ds.feature_names))
     >>> round(result.accuracy, 3)
+    0.747
+    >>> plain = FTRL(fit_intercept=False)  # Algorithm 1 without a bias, as OpenMOA's FTRL
+    >>> round(prequential(plain, trapezoidal(ds.X, ds.y, ds.feature_names)).accuracy, 3)
     0.678
 
     References
@@ -129,12 +148,16 @@ class FTRL(OnlineLearner):
         l1: float = 1.0,
         l2: float = 1.0,
         loss: str = "logistic",
+        fit_intercept: bool = True,
+        intercept_lr: float | None = None,
     ) -> None:
         self.alpha = alpha
         self.beta = beta
         self.l1 = l1
         self.l2 = l2
         self.loss = loss
+        self.fit_intercept = fit_intercept
+        self.intercept_lr = intercept_lr
 
     @property
     def task(self) -> str:  # type: ignore[override]
@@ -146,13 +169,20 @@ class FTRL(OnlineLearner):
         check_number(self.alpha, "alpha", positive=True, fix="pass alpha=0.1")
         for name, default in (("beta", 1.0), ("l1", 1.0), ("l2", 1.0)):
             check_number(getattr(self, name), name, positive=False, fix=f"pass {name}={default}")
+        check_intercept(self, "alpha")
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return ftrl_reference(X, y, self.alpha, self.beta, self.l1, self.l2, self.loss)
+        rate = self._intercept_rate(self.alpha) if self.fit_intercept else None
+        return ftrl_reference(X, y, self.alpha, self.beta, self.l1, self.l2, self.loss, rate)
 
     def _effective_weights(self) -> np.ndarray:
         z, n = self._weights("z"), self._weights("n")
         return ftrl_weights_reference(z, n, self.alpha, self.beta, self.l1, self.l2)
+
+    def _intercept_weight(self) -> float:
+        st = self._state
+        zb, nb = np.array([st.intercept_z]), np.array([st.intercept_n])
+        return float(ftrl_weights_reference(zb, nb, st.intercept_lr, st.beta, 0.0, 0.0)[0])
 
     _compiled_core = True
 
@@ -165,6 +195,7 @@ class FTRL(OnlineLearner):
             l1=float(self.l1),
             l2=float(self.l2),
             loss_kind=LOSSES[self.loss],
+            **self._intercept_fields(self.alpha, ("intercept_z", "intercept_n")),
         )
 
 
@@ -191,13 +222,18 @@ def ftrl_reference(
     l1: float = 1.0,
     l2: float = 1.0,
     loss: str = "logistic",
+    intercept_lr: float | None = None,
 ) -> np.ndarray:
     """Plain-NumPy FTRL-Proximal over a dense stream (NaN = absent); returns the predictions.
+
+    ``intercept_lr``: learn a bias with this alpha, ``beta`` and no L1/L2
+    (``None``: no bias).
 
     >>> ftrl_reference(np.array([[1.0, np.nan], [1.0, 2.0], [1.0, 2.0]]), np.array([1, -1, -1]), l1=0.0)
     array([-1.,  1., -1.])
     """
     z, nn = np.zeros(X.shape[1]), np.zeros(X.shape[1])
+    zb, nb = np.zeros(1), np.zeros(1)
 
     def weights(vis: np.ndarray) -> np.ndarray:
         return ftrl_weights_reference(z[vis], nn[vis], alpha, beta, l1, l2)
@@ -205,7 +241,16 @@ def ftrl_reference(
     def update(vis: np.ndarray, w: np.ndarray, g: np.ndarray) -> None:
         z[vis], nn[vis] = ftrl_step_reference(z[vis], nn[vis], w, g, alpha)
 
-    return run_reference(X, y, loss, weights, update)
+    rate = alpha if intercept_lr is None else intercept_lr
+
+    def bias() -> float:
+        return float(ftrl_weights_reference(zb, nb, rate, beta, 0.0, 0.0)[0])
+
+    def bias_update(g: float) -> None:
+        zb[:], nb[:] = ftrl_step_reference(zb, nb, np.array([bias()]), np.array([g]), rate)
+
+    intercept = None if intercept_lr is None else (bias, bias_update)
+    return run_reference(X, y, loss, weights, update, intercept)
 
 
 def ftrl_step_reference(
@@ -229,12 +274,15 @@ def run_reference(
     loss: str,
     weights: Callable[[np.ndarray], np.ndarray],
     update: Callable[[np.ndarray, np.ndarray, np.ndarray], None],
+    intercept: tuple[Callable[[], float], Callable[[float], None]] | None = None,
 ) -> np.ndarray:
     """The prequential loop of a per-coordinate reference over a dense stream (NaN = absent).
 
     ``weights(vis)`` gives the weights of the visible features; after the
     prediction, ``update(vis, w, g)`` steps on them with the gradients ``g``
     (saturated at +-MAX; a step whose loss slope is not finite is skipped).
+    ``intercept``: ``(bias(), bias_update(g))``, a bias added to the score
+    (saturated) and stepped with the gradient of its constant input 1.
     Returns the predictions (labels, or scores for the square loss).
     """
     out = np.empty(X.shape[0])
@@ -243,11 +291,15 @@ def run_reference(
         x = X[t, vis]
         w = weights(vis)
         f = dot_reference(w, x)
+        if intercept is not None:
+            f = min(max(f + intercept[0](), -MAX), MAX)
         out[t] = f if loss == "square" else (1.0 if f > 0 else -1.0)
         slope = loss_reference(loss, f, y[t])[1]
         if abs(slope) <= MAX:
             with np.errstate(over="ignore"):
                 update(vis, w, np.clip(slope * x, -MAX, MAX))
+                if intercept is not None:
+                    intercept[1](slope)
     return out
 
 

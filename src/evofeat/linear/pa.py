@@ -8,6 +8,7 @@ from functools import partial
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._pa import PACore
 from evofeat.linear._safe import MAX, dot_reference, saturate_reference
 
@@ -17,7 +18,7 @@ _MODES = {"pa": 0, "pa-i": 1, "pa-ii": 2}
 _NORMAL = 2.2250738585072014e-308  # the smallest positive normal double
 
 
-class PA(OnlineLearner):
+class PA(InterceptMixin, OnlineLearner):
     """Passive-Aggressive binary classifier (Crammer et al., 2006) on evolving features.
 
     Predict ``sign(w . x)`` (a score of exactly 0 predicts -1); on a hinge
@@ -41,6 +42,20 @@ class PA(OnlineLearner):
         ``"pa"``, ``"pa-i"`` or ``"pa-ii"``.
     C
         Aggressiveness of PA-I and PA-II (ignored by PA).
+    fit_intercept
+        Learn a bias ``b``: the weight of a constant input 1 that every row
+        has, so the score is ``w . x + b``, ``||x||^2`` counts the 1 (``tau``
+        uses ``||x||^2 + 1``; a zero row is then learned) and ``b += tau y``.
+        The bias is not a feature (always visible, not in ``coef_`` nor in
+        the feature index). Off by default: Crammer et al.'s rule, as the
+        papers' baselines run it.
+
+    Attributes
+    ----------
+    coef_
+        The weight of each feature seen so far, by name.
+    intercept_
+        The bias (0.0 without ``fit_intercept``).
 
     Examples
     --------
@@ -58,9 +73,10 @@ class PA(OnlineLearner):
     Algorithms. JMLR 7, 2006 (Fig. 1 and Eq. 6-8).
     """
 
-    def __init__(self, mode: str = "pa-i", C: float = 1.0) -> None:
+    def __init__(self, mode: str = "pa-i", C: float = 1.0, fit_intercept: bool = False) -> None:
         self.mode = mode
         self.C = C
+        self.fit_intercept = fit_intercept
 
     def _check_params(self) -> None:
         if self.mode not in _MODES:
@@ -77,30 +93,53 @@ class PA(OnlineLearner):
                 received=repr(self.C),
                 fix="pass C=1.0",
             )
+        check_intercept(self, None)
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return pa_reference(X, y, self.mode, self.C)
+        return pa_reference(X, y, self.mode, self.C, self.fit_intercept)
 
     def _make_state(self, capacity: int) -> PACore:
-        return PACore(w=np.zeros(capacity), mode=_MODES[self.mode], C=float(self.C))
+        return PACore(
+            w=np.zeros(capacity),
+            mode=_MODES[self.mode],
+            C=float(self.C),
+            **self._intercept_fields(None),
+        )
 
 
-def pa_reference(X: np.ndarray, y: np.ndarray, mode: str = "pa-i", C: float = 1.0) -> np.ndarray:
+def pa_reference(
+    X: np.ndarray,
+    y: np.ndarray,
+    mode: str = "pa-i",
+    C: float = 1.0,
+    fit_intercept: bool = False,
+) -> np.ndarray:
     """Plain-NumPy PA over a dense stream (NaN = absent); returns the predicted labels.
+
+    With ``fit_intercept`` the bias is the last entry of a weight vector
+    over the visible features and a constant 1.
 
     >>> pa_reference(np.array([[1.0, np.nan], [np.nan, 1.0]]), np.array([1, -1]))
     array([-1., -1.])
+    >>> pa_reference(np.array([[1.0, np.nan], [np.nan, 1.0]]), np.array([1, -1]), fit_intercept=True)
+    array([-1.,  1.])
     """
     n, d = X.shape
     w = np.zeros(d)
+    b = np.zeros(1)
     out = np.empty(n)
     for t in range(n):
         vis = ~np.isnan(X[t])
         x = np.where(vis, X[t], 0.0)
         f = dot_reference(w[vis], x[vis])
+        if fit_intercept:
+            f = min(max(f + float(b[0]), -MAX), MAX)
         out[t] = 1.0 if f > 0 else -1.0
         loss = max(0.0, 1.0 - y[t] * f)
-        if loss > 0:
+        if loss > 0 and fit_intercept:
+            wb = _step_reference(np.append(w[vis], b), np.append(x[vis], 1.0), loss * y[t], mode, C)
+            w[vis], b = wb[:-1], wb[-1:]
+        elif loss > 0:
             w[vis] = _step_reference(w[vis], x[vis], loss * y[t], mode, C)
     return out
 

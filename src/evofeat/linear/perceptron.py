@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._perceptron import PerceptronCore
-from evofeat.linear._safe import dot_reference, saturate_reference
+from evofeat.linear._safe import MAX, dot_reference, saturate_reference
 
 __all__ = ["Perceptron", "perceptron_reference"]
 
 
-class Perceptron(OnlineLearner):
+class Perceptron(InterceptMixin, OnlineLearner):
     """Rosenblatt's perceptron on evolving features.
 
     Predict ``sign(w . x)`` (0 predicts -1); on a mistake (``y w . x <= 0``)
@@ -31,6 +32,22 @@ class Perceptron(OnlineLearner):
     lr
         Step size (the perceptron's mistakes do not depend on it when the
         weights start at 0; it scales the weights).
+    fit_intercept
+        Learn a bias ``b``: the weight of a constant input 1 that every row
+        has, so the score is ``w . x + b`` and a mistake also steps ``b +=
+        intercept_lr y``. The bias is not a feature (always visible, not in
+        ``coef_`` nor in the feature index). Off by default: Rosenblatt's
+        rule, as the papers' baselines run it.
+    intercept_lr
+        The bias's step (``None``: ``lr``, which keeps the mistakes
+        independent of ``lr``).
+
+    Attributes
+    ----------
+    coef_
+        The weight of each feature seen so far, by name.
+    intercept_
+        The bias (0.0 without ``fit_intercept``).
 
     Examples
     --------
@@ -46,8 +63,12 @@ class Perceptron(OnlineLearner):
     Rosenblatt, F. The perceptron. Psychological Review 65(6), 1958.
     """
 
-    def __init__(self, lr: float = 1.0) -> None:
+    def __init__(
+        self, lr: float = 1.0, fit_intercept: bool = False, intercept_lr: float | None = None
+    ) -> None:
         self.lr = lr
+        self.fit_intercept = fit_intercept
+        self.intercept_lr = intercept_lr
 
     def _check_params(self) -> None:
         if not (isinstance(self.lr, int | float) and self.lr > 0 and np.isfinite(self.lr)):
@@ -57,30 +78,50 @@ class Perceptron(OnlineLearner):
                 received=repr(self.lr),
                 fix="pass lr=1.0",
             )
+        check_intercept(self, "lr")
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return perceptron_reference(X, y, self.lr)
+        return perceptron_reference(
+            X, y, self.lr, self.fit_intercept, self._intercept_rate(self.lr)
+        )
 
     def _make_state(self, capacity: int) -> PerceptronCore:
-        return PerceptronCore(w=np.zeros(capacity), lr=float(self.lr))
+        return PerceptronCore(
+            w=np.zeros(capacity),
+            lr=float(self.lr),
+            **self._intercept_fields(self.lr),
+        )
 
 
-def perceptron_reference(X: np.ndarray, y: np.ndarray, lr: float = 1.0) -> np.ndarray:
+def perceptron_reference(
+    X: np.ndarray,
+    y: np.ndarray,
+    lr: float = 1.0,
+    fit_intercept: bool = False,
+    intercept_lr: float = 1.0,
+) -> np.ndarray:
     """Plain-NumPy perceptron over a dense stream (NaN = absent); returns the predicted labels.
 
     >>> perceptron_reference(np.array([[1.0], [1.0]]), np.array([1, 1]))
     array([-1.,  1.])
+    >>> perceptron_reference(np.array([[1.0], [1.0]]), np.array([1, 1]), fit_intercept=True)
+    array([-1.,  1.])
     """
     n, d = X.shape
     w = np.zeros(d)
+    b = 0.0
     out = np.empty(n)
     for t in range(n):
         x = np.nan_to_num(X[t], nan=0.0)
         f = dot_reference(w, x)
+        if fit_intercept:
+            f = min(max(f + b, -MAX), MAX)
         out[t] = 1.0 if f > 0 else -1.0
         if y[t] * f <= 0:
             with np.errstate(over="ignore"):
                 w = saturate_reference(w + lr * y[t] * x)
+            if fit_intercept:
+                b = min(max(b + intercept_lr * y[t], -MAX), MAX)
     return out
 
 
