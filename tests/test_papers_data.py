@@ -236,3 +236,16 @@ def test_cli_download_prints_the_sha256_it_could_not_verify(
     assert f"warning: codrna: codrna/cod-rna.t.libsvm.gz stored from {url} WITHOUT" in result.output
     assert f"sha256 of the bytes received: {sha}" in result.output
     assert status("codrna") == "here" and load("codrna").n_rows == 4
+
+
+def test_the_docs_page_lists_each_set_under_its_status() -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "papers" / "data.md").read_text()
+    public, rest = page.split("## Not public")
+    not_public, _ = rest.split("## Still missing")
+    for name in PUBLIC - {"gisette-train"}:  # the same file as gisette, named in its row
+        assert f"| `{name}` |" in public, name
+    for name in NOT_PUBLIC:
+        assert f"| `{name}` |" in not_public, name
+        for table in get_entry(name).used_by:  # "OFS Table 7" -> "Table 7" in the row
+            row = next(r for r in not_public.splitlines() if r.startswith(f"| `{name}` |"))
+            assert table.split(" ", 1)[1].split(" (")[0] in row, (name, table)
