@@ -249,3 +249,12 @@ def test_the_docs_page_lists_each_set_under_its_status() -> None:
         for table in get_entry(name).used_by:  # "OFS Table 7" -> "Table 7" in the row
             row = next(r for r in not_public.splitlines() if r.startswith(f"| `{name}` |"))
             assert table.split(" ", 1)[1].split(" (")[0] in row, (name, table)
+
+
+def test_needs_data_is_the_reports_line(isolated: Path) -> None:
+    assert registry.needs_data("SensIT Vehicle") == (
+        "needs data sensit-vehicle: " + how_to_get("sensit-vehicle").splitlines()[0]
+    )
+    assert registry.needs_data("covtype") == (
+        "needs data covtype: covtype has no source that evofeat can download and verify by itself:"
+    )

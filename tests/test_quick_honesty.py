@@ -8,7 +8,8 @@ gets right after ``pip install evofeat``. Issue 14 asks that such a report
 2. says it is quick;
 3. prints the repeats it actually ran (and no heading claims more);
 4. lists every cell it skipped and why, where missing data names the data set
-   and how to get it (the registry's sentence: ``registry.how_to_get``).
+   and how to get it (the registry's sentence: ``registry.needs_data(name)``,
+   "needs data NAME: " and the first line of ``registry.how_to_get(name)``).
 
 Where today's reports miss a requirement, the test is marked
 ``xfail(strict=True)`` with what is missing, so that it flips (and fails as
@@ -222,7 +223,7 @@ def test_every_skipped_published_cell_says_why(
 _NO_REGISTRY_SENTENCE = (
     "experiments/finish.py missing_data() writes its own 'evofeat.datasets.download(NAME) "
     "fetches it from URL' (wrong for sets that cannot be downloaded, e.g. isolet, converted from "
-    ".mat) instead of registry.how_to_get(NAME); report/explanations.py NEEDS_DATA hard-codes "
+    ".mat) instead of registry.needs_data(NAME); report/explanations.py NEEDS_DATA hard-codes "
     "'source unverified here' for sets now registered (codrna, gisette, sensit-vehicle, protein "
     "download; kddcup08, cifar10-ofs, rfid say why they are not public)"
 )

@@ -46,6 +46,7 @@ __all__ = [
     "how_to_get",
     "list_datasets",
     "names",
+    "needs_data",
     "status",
 ]
 
@@ -586,6 +587,24 @@ def not_found_message(entry: DatasetEntry, missing: list[FileRecord]) -> str:
     else:
         lines.append(how_to_get(entry))
     return "\n".join(lines)
+
+
+def needs_data(name: str | DatasetEntry) -> str:
+    """The line a report prints for a cell skipped for want of ``name``'s files.
+
+    "needs data NAME: " and the first line of :func:`how_to_get` (with the
+    names the papers print resolved: "SensIT Vehicle" gives sensit-vehicle).
+
+    Examples
+    --------
+    >>> from evofeat.datasets.registry import needs_data
+    >>> needs_data("KDDCUP08")[:46]
+    'needs data kddcup08: kddcup08 is not public: t'
+    >>> needs_data("gisette-train").split(" (from")[0]
+    'needs data gisette-train: run `evofeat datasets download gisette-train`'
+    """
+    entry = name if isinstance(name, DatasetEntry) else get_entry(name)
+    return f"needs data {entry.name}: {how_to_get(entry).splitlines()[0]}"
 
 
 def status(name: str | DatasetEntry) -> Status:
