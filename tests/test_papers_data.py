@@ -258,3 +258,19 @@ def test_needs_data_is_the_reports_line(isolated: Path) -> None:
     assert registry.needs_data("covtype") == (
         "needs data covtype: covtype has no source that evofeat can download and verify by itself:"
     )
+
+
+def test_download_all_skips_the_not_public_sets_with_their_reason(
+    tmp_path: Path, served: dict[str, bytes]
+) -> None:
+    from evofeat.datasets.fetch import download_many
+
+    lines: list[str] = []
+    with pytest.raises(DataNotFoundError, match="downloads failed"):  # the fake server has none
+        for line in download_many([], all_=True, dest=tmp_path):
+            lines.append(line)
+    tried = {u.rsplit("/", 1)[-1] for u in served["hits"]}  # type: ignore[attr-defined]
+    assert {"cod-rna.t", "gisette_scale.bz2", "combined.bz2", "protein.bz2"} <= tried
+    for name in NOT_PUBLIC:
+        (line,) = [x for x in lines if x.startswith(f"{name}: ")]
+        assert line.startswith(f"{name}: skipped") and f"{name} is not public: " in line
