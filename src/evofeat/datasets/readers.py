@@ -346,15 +346,17 @@ def ragged_line(
         lens = np.array(counts)
         nonblank = lens > 0
     else:
+        # a few bytes of memory per byte of text (positions of line ends and separators only)
         arr = np.frombuffer(data, dtype=np.uint8)
         ends = np.flatnonzero(arr == 10)
         if not len(data) or data[-1:] != b"\n":
             ends = np.append(ends, len(data))
-        seps = np.concatenate([[0], np.cumsum(arr == ord(sep))])
-        solid = np.concatenate([[0], np.cumsum(arr > 32)])
         starts = np.concatenate([[0], ends[:-1] + 1])
-        lens = seps[ends] - seps[starts] + 1
-        nonblank = (solid[ends] - solid[starts]) > 0
+        seps = np.flatnonzero(arr == ord(sep))
+        lens = np.searchsorted(seps, ends) - np.searchsorted(seps, starts) + 1
+        nonblank = ends > starts
+        if nonblank.any():  # any byte above a blank in [start, next line's start)
+            nonblank[nonblank] = np.logical_or.reduceat(arr > 32, starts[nonblank])
     rows = np.flatnonzero(nonblank)
     if rows.size == 0:
         return None
