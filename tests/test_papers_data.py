@@ -274,3 +274,18 @@ def test_download_all_skips_the_not_public_sets_with_their_reason(
     for name in NOT_PUBLIC:
         (line,) = [x for x in lines if x.startswith(f"{name}: ")]
         assert line.startswith(f"{name}: skipped") and f"{name} is not public: " in line
+
+
+def test_the_names_the_papers_print_resolve() -> None:
+    printed = {
+        "svmguid3": "svmguide3",  # OFS Tables 1-2
+        "Mnist 0vs5": "mnist",  # OPID Table 2 (a subset of the digits)
+        "Mnist0vs3vs5": "mnist",  # OPID Table 1
+        "USPS0vs5": "usps",
+        "SensIT Vehicle": "sensit-vehicle",
+        "KDDCUP08": "kddcup08",
+        "Kr-vs-kp": "kr-vs-kp",
+    }
+    assert {p: get_entry(p).name for p in printed} == printed
+    with pytest.raises(KeyError):
+        get_entry("r.EN-FR")  # the full Reuters pairs are not registered

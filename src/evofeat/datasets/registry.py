@@ -328,9 +328,15 @@ def _squash(name: str) -> str:
 
 @lru_cache(maxsize=1)
 def _aliases() -> dict[str, str]:
-    """The names the papers print (``aliases`` in papers_data.json), squashed -> registry name."""
-    raw = json.loads(_PAPERS_DATA.read_text(encoding="utf-8"))
-    return {_squash(a): d["name"] for d in raw["datasets"] for a in d.get("aliases", ())}
+    """The names the papers print (``aliases`` of a data-set record), squashed -> registry name.
+
+    E.g. OFS's "svmguid3", OPID's "Mnist 0vs5" (a subset of ``mnist``), "SensIT Vehicle".
+    """
+    out = {}
+    for path in (_CATALOG, _PAPERS_DATA):
+        for d in json.loads(path.read_text(encoding="utf-8"))["datasets"]:
+            out.update({_squash(a): d["name"] for a in d.get("aliases", ())})
+    return out
 
 
 @lru_cache(maxsize=1)
