@@ -181,3 +181,26 @@ def test_a_cell_runs_through_the_protocol_layer() -> None:
     got = p.run_cell(Cell(cell.table, cell.dataset, cell.method, cell.params, 0))
     assert set(got) >= {"mistakes", "mse", "mae", "n_rows", "seconds"}
     assert got["n_rows"] == 442 and 0 < got["mse"] < 2
+
+
+def test_ofs_declaration_keeps_the_stored_cell_keys() -> None:
+    p = get_paper("ofs")
+    full, quick = p.cells(), p.cells(quick=True)
+    assert (len(full), len(quick)) == (2160, 57)
+    keys = {c.key for c in full}
+    assert 'table5|colon|mrmr|{"preprocess":"zscore+unit-norm"}|19' in keys
+    assert 'table8|covtype-binary|ofs|{"budget":0.1,"preprocess":"unit-norm"}|4' in keys
+    assert 'table8|covtype-binary|ofs|{"budget":0.1,"preprocess":"unit-norm"}|5' not in keys
+    assert 'figure2|german|rand|{"budget":0.05,"preprocess":"zscore+unit-norm"}|4' in keys
+    assert {c.table for c in quick if c.dataset == "ijcnn1"} == {"table8"}
+    assert {c.repeat for c in quick if c.dataset == "ijcnn1"} == {0}
+
+
+def test_signed_verdicts_and_table_subsets_render(tmp_path: Path) -> None:
+    from evofeat.report.paper import View, summary
+
+    spec = _toy(signed=True)
+    text = spec.write_report(_results(spec), tmp_path, "x").read_text()
+    assert "| +5.25 | higher |" in text
+    counts = summary(spec, View(_results(spec)))
+    assert "- **Table 1**, ours: 1 of 2 within 1σ, 0 within 2σ, 1 further." in counts

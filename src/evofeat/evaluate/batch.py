@@ -49,6 +49,7 @@ __all__ = [
     "incdec_defaults",
     "repeat_batch",
     "run_batch_once",
+    "split_selection_errors",
 ]
 
 #: The scenario each kind of batch learner runs on.
@@ -430,3 +431,63 @@ def repeat_batch(
         preprocess=preprocess,
         progress=progress,
     )
+
+
+def split_selection_errors(
+    X: np.ndarray,
+    y: np.ndarray,
+    fractions: tuple[float, ...],
+    repeat: int,
+    *,
+    ranking: Callable[[np.ndarray, np.ndarray, int], list[int]] | None = None,
+    knn: int = 5,
+) -> dict[str, list[float]]:
+    """Select on the first half of a permutation, classify the second (the OFS paper's Table 5).
+
+    Repeat ``r`` permutes the rows with ``numpy.random.default_rng(r)``. For
+    each fraction, k = max(1, round(fraction d)) features are chosen on the
+    first half, by ``ranking(X, y, k_max)`` (a batch ranking computed once,
+    e.g. mRMR) or, when ``ranking`` is None, by the registry's ``ofs`` with
+    ``budget_count=k`` (one online pass). Two classifiers learn the first
+    half restricted to those columns and score the second: OGD (``ofs`` with
+    ``budget=1``, one online pass, then fixed; a score of 0 is a mistake) and
+    scikit-learn's ``knn``-nearest neighbours.
+
+    >>> rng = np.random.default_rng(0); X = rng.normal(size=(40, 10)); y = np.sign(X[:, 0] + 0.1)
+    >>> out = split_selection_errors(X, y, (0.1, 0.5), 0)
+    >>> sorted(out), len(out["ogd_error"])
+    (['knn_error', 'ogd_error', 'select_seconds'], 2)
+    """
+    import time
+
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from evofeat.evaluate.prequential import prequential
+    from evofeat.registry import make
+    from evofeat.streams import full
+
+    order = np.random.default_rng(repeat).permutation(len(y))
+    X, y = X[order], y[order]
+    half, d = len(y) // 2, X.shape[1]
+    train, test, y_train, y_test = X[:half], X[half:], y[:half], y[half:]
+    out: dict[str, list[float]] = {"ogd_error": [], "knn_error": [], "select_seconds": []}
+    t0 = time.perf_counter()
+    ranked = ranking(train, y_train, max(1, round(max(fractions) * d))) if ranking else []
+    rank_seconds = time.perf_counter() - t0
+    for frac in fractions:
+        k = max(1, round(frac * d))
+        t0 = time.perf_counter()
+        if ranking:
+            cols = np.array(ranked[:k])
+        else:
+            selector = make("ofs", budget_count=k)
+            prequential(selector, full(train, y_train, list(range(d))))
+            cols = np.sort(np.array(selector.selected_features_, dtype=np.int64))
+        out["select_seconds"].append(rank_seconds if ranking else time.perf_counter() - t0)
+        ogd = make("ofs", budget=1.0)
+        prequential(ogd, full(train[:, cols], y_train, list(range(cols.size))))
+        scores = test[:, cols] @ np.array([ogd.coef_.get(j, 0.0) for j in range(cols.size)])
+        out["ogd_error"].append(float(np.mean(np.sign(scores) != y_test)))
+        model = KNeighborsClassifier(n_neighbors=knn).fit(train[:, cols], y_train)
+        out["knn_error"].append(float(np.mean(model.predict(test[:, cols]) != y_test)))
+    return out

@@ -33,8 +33,9 @@ from evofeat.experiments.base import Cell, Paper
 
 __all__ = ["Extra", "Grid", "PaperSpec", "PairSpec", "Published", "Variant", "protocol_params"]
 
-#: A cell's identity in the results: (data set, method, parameters).
-Key = tuple[str, str, dict[str, Any]]
+#: A stored cell: (data set, method, parameters), optionally with the metric to read from it
+#: (a name, or (name, index) for a list-valued metric).
+Key = tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,8 @@ class Grid:
 
     ``params(dataset, method, **point)`` turns a point into the cell's
     parameters (default: the point itself). ``quick`` replaces ``"datasets"``,
-    ``"methods"`` or an axis's values in a quick run.
+    ``"methods"`` or an axis's values in a quick run. ``repeats`` (an int or
+    data set -> int) and ``quick_repeats`` replace the paper's repeats.
 
     >>> Grid("t", ("german",), ("ofs", "rand")).cells(2)[3].key
     't|german|rand|{}|1'
@@ -55,6 +57,15 @@ class Grid:
     axes: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     params: Callable[..., dict[str, Any]] | None = None
     quick: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    repeats: int | Mapping[str, int] | None = None
+    quick_repeats: int | None = None
+
+    def n_repeats(self, dataset: str, default: int, quick: bool) -> int:
+        """The repeats of this grid's cells on ``dataset``."""
+        if quick:
+            return min(default, self.quick_repeats or default)
+        r = self.repeats
+        return default if r is None else r if isinstance(r, int) else r.get(dataset, default)
 
     def points(self, quick: bool = False) -> Iterator[Key]:
         """(data set, method, parameters) of every cell, in declaration order."""
@@ -71,7 +82,9 @@ class Grid:
 
     def cells(self, repeats: int, quick: bool = False) -> list[Cell]:
         return [
-            Cell(self.table, d, m, p, r) for d, m, p in self.points(quick) for r in range(repeats)
+            Cell(self.table, d, m, p, r)
+            for d, m, p in self.points(quick)
+            for r in range(self.n_repeats(d, repeats, quick))
         ]
 
 
@@ -110,6 +123,7 @@ class Published:
     mean: float
     std: float
     printed: str
+    text: str = ""  # the setting as comparison.csv names it (default: from ``setting``)
 
 
 @dataclass(frozen=True)
@@ -126,6 +140,7 @@ class PairSpec:
     baseline: str
     ours: Key
     theirs: Key
+    metric: str = "mistakes"
 
 
 @dataclass(frozen=True)
@@ -159,10 +174,15 @@ def protocol_params(protocol: str, dataset: str, method: str, **override: Any) -
 class PaperSpec(Paper):
     """A paper declared as data (see the module docstring); the base class's hooks are derived.
 
-    ``setting(cell)`` is how a cell runs; ``metrics(cell, setting, result)``
-    adds metrics beyond mistakes, rows and seconds; ``lookup(pub, variant)``
-    is the stored cell of a published cell in a variant; ``pair_specs()``
-    the paired tests; ``extras`` the rows declared beside a table.
+    ``setting(cell)`` is how a cell runs (``learners`` maps a cell's method
+    to another registry name, ``runs`` a table to its own runner, for cells
+    that are not one prequential run); ``metrics(cell, setting, result)``
+    adds or replaces metrics (mistakes, rows, seconds); ``lookup(pub,
+    variant)`` is the stored cell of a published cell in a variant;
+    ``commands(pub, variant, repeats)`` its ``evofeat run`` line (default: the
+    variant's protocol with the cell's learner and scenario parameters);
+    ``pair_specs()`` the paired tests; ``extras`` the rows declared beside a
+    table (e.g. adaptive variants, added later).
     """
 
     name: str
@@ -178,6 +198,11 @@ class PaperSpec(Paper):
     setting: Callable[[Cell], protocols.Setting]
     main_variant: str = ""
     metrics: Callable[[Cell, protocols.Setting, Any], dict[str, Any]] | None = None
+    predictions: Callable[[Cell], bool] | None = None  # keep the run's predictions (for metrics)
+    learners: Mapping[str, str] = field(default_factory=dict)
+    runs: Mapping[str, Callable[[Cell], dict[str, Any]]] = field(default_factory=dict)
+    commands: Callable[[Published, Variant, int], str] | None = None
+    signed: bool = False  # a cell beyond 2σ is "lower" / "higher" rather than "differs"
     pair_specs: Callable[[], list[PairSpec]] = list
     extras: tuple[Extra, ...] = ()
     exact: bool = False
@@ -188,12 +213,13 @@ class PaperSpec(Paper):
 
     def cells(self, quick: bool = False) -> list[Cell]:
         """Every grid expanded; a (data set, method, parameters) in several grids is one cell (the first)."""
-        seen: dict[str, tuple[str, str, str, dict[str, Any]]] = {}
+        seen: dict[str, tuple[str, str, str, dict[str, Any], int]] = {}
+        default = self.quick_repeats if quick else self.repeats
         for g in self.grids:
             for d, m, p in g.points(quick):
-                seen.setdefault(_key(d, m, p), (g.table, d, m, p))
-        reps = self.quick_repeats if quick else self.repeats
-        return [Cell(t, d, m, p, r) for t, d, m, p in seen.values() for r in range(reps)]
+                n = g.n_repeats(d, default, quick)
+                seen.setdefault(_key(d, m, p), (g.table, d, m, p, n))
+        return [Cell(t, d, m, p, r) for t, d, m, p, n in seen.values() for r in range(n)]
 
     def requires(self, cell: Cell) -> tuple[str, ...]:
         """The data file the cell's setting reads."""
@@ -201,19 +227,20 @@ class PaperSpec(Paper):
 
     def run_cell(self, cell: Cell) -> dict[str, Any]:
         """One repeat through :func:`protocols.run_setting`; seeds and row order from ``cell.repeat``."""
+        if cell.table in self.runs:
+            return self.runs[cell.table](cell)
         t0 = time.perf_counter()
         s = self.setting(cell)
-        kw = {"keep_predictions": True} if self.metrics is not None else {}
-        res = protocols.run_setting(cell.method, s, cell.repeat, seed=self.seed, **kw)
-        out: dict[str, Any] = {"mistakes": res.mistakes}
-        if self.metrics is not None:
-            out.update(self.metrics(cell, s, res))
-        out.update(
-            n_rows=res.n_rows,
-            seconds=time.perf_counter() - t0,
-            compute_seconds=float(res.extra.get("compute_seconds", res.seconds)),
-        )
-        return out
+        kw = {"keep_predictions": True} if self.predictions and self.predictions(cell) else {}
+        learner = self.learners.get(cell.method, cell.method)
+        res = protocols.run_setting(learner, s, cell.repeat, seed=self.seed, **kw)
+        out: dict[str, Any] = {
+            "mistakes": res.mistakes,
+            "n_rows": res.n_rows,
+            "seconds": time.perf_counter() - t0,
+            "compute_seconds": float(res.extra.get("compute_seconds", res.seconds)),
+        }
+        return {**out, **(self.metrics(cell, s, res) if self.metrics else {})}
 
     def published(self) -> list[Published]:
         return self.published_cells()
@@ -225,7 +252,9 @@ class PaperSpec(Paper):
     def command(self, pub: Published, variant: str, repeats: int) -> str:
         """The ``evofeat run`` line of a published cell in a variant (its protocol plus what differs)."""
         v = self.variant(variant)
-        ds, m, p = self.lookup(pub, v.name)
+        if self.commands is not None:
+            return self.commands(pub, v, repeats)
+        ds, m, p = self.lookup(pub, v.name)[:3]
         return protocols.command(
             v.protocol,
             ds,
@@ -244,7 +273,9 @@ class PaperSpec(Paper):
         view, v, rows = View(results), self.variant(), []
         for pub in self.published():
             vals = view.values(*self.lookup(pub, v.name))
-            setting = ", ".join([*(f"{k}={x}" for k, x in pub.setting.items()), v.setting])
+            setting = pub.text or ", ".join(
+                [*(f"{k}={x}" for k, x in pub.setting.items()), v.setting]
+            )
             row = Row(
                 self.name,
                 pub.table,
@@ -268,7 +299,7 @@ class PaperSpec(Paper):
 
         view, out = View(results), []
         for s in self.pair_specs():
-            ours, theirs = view.values(*s.ours), view.values(*s.theirs)
+            ours, theirs = view.values(*s.ours, s.metric), view.values(*s.theirs, s.metric)
             if ours.size > 1 and ours.size == theirs.size:
                 out.append(
                     Pair(

@@ -480,6 +480,7 @@ PAPER = PaperSpec(
     setting=_setting,
     main_variant="original-code",
     metrics=_metrics,
+    predictions=lambda cell: cell.table == "regression",
     pair_specs=_pairs,
     exact=True,
     seed=SEED,

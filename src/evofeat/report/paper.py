@@ -21,8 +21,7 @@ Examples
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -39,7 +38,7 @@ from evofeat.report.tables import diff_in_std, markdown_table, mean_std
 PaperSpec = Any
 Published = Any
 
-__all__ = ["Figure", "Line", "Results", "Table", "View", "exact", "render", "verdict"]
+__all__ = ["Curves", "Figure", "Line", "Results", "Table", "View", "exact", "render", "verdict"]
 
 #: A cell's identity in the results: (data set, method, parameters).
 Key = tuple[str, str, dict[str, Any]]
@@ -79,13 +78,23 @@ class View:
         return f"{dataset}|{method}|{json.dumps(params, sort_keys=True, default=str)}"
 
     def values(
-        self, dataset: str, method: str, params: dict[str, Any], metric: str = "mistakes"
+        self,
+        dataset: str,
+        method: str,
+        params: dict[str, Any],
+        metric: str | tuple[str, int] = "mistakes",
     ) -> np.ndarray:
-        """The metric of every stored repeat of the cell, in repeat order (empty if not run)."""
+        """The metric of every stored repeat of the cell, in repeat order (empty if not run).
+
+        ``(name, i)`` reads item ``i`` of a list-valued metric.
+        """
         g = self.groups.get(self.key(dataset, method, params))
-        if g is None or metric not in g:
+        name, item = (metric, None) if isinstance(metric, str) else metric
+        if g is None or name not in g:
             return np.zeros(0)
-        return g[metric].to_numpy(dtype=float)
+        if item is not None:
+            return np.array([v[item] for v in g[name]], dtype=float)
+        return g[name].to_numpy(dtype=float)
 
 
 def exact(values: np.ndarray, mean: float, std: float) -> bool:
@@ -107,16 +116,17 @@ def exact(values: np.ndarray, mean: float, std: float) -> bool:
     )
 
 
-def verdict(d: float) -> str:
-    """The plain word for a difference in standard deviations (Δ/σ).
+def verdict(d: float, signed: bool = False) -> str:
+    """The plain word for a difference in standard deviations (Δ/σ); ``signed``: lower / higher.
 
-    >>> verdict(0.4), verdict(-1.5), verdict(3.0), verdict(math.nan)
-    ('reproduces', 'close', 'differs', '–')
+    >>> verdict(0.4), verdict(-1.5), verdict(3.0), verdict(-3.0, signed=True), verdict(float("nan"))
+    ('reproduces', 'close', 'differs', 'lower', '–')
     """
-    if math.isnan(d):
+    if not np.isfinite(d):
         return "–"
     a = abs(d)
-    return "reproduces" if a <= 1 else ("close" if a <= 2 else "differs")
+    far = ("lower" if d < 0 else "higher") if signed else "differs"
+    return "reproduces" if a <= 1 else ("close" if a <= 2 else far)
 
 
 @dataclass(frozen=True)
@@ -125,7 +135,8 @@ class Table:
 
     ``columns`` name what precedes the numbers: ``"data"``, ``"algorithm"``
     or a key of the published cell's setting (``"B"``). ``{runs}`` in the
-    title is replaced by the repeats run.
+    title is replaced by the repeats run. ``variants`` picks the paper's
+    variants shown (default: all); ``digits`` formats ours.
 
     >>> Table("table2", "Table II (B = 0.5, {runs})", ("data", "algorithm")).key
     'table2'
@@ -135,6 +146,8 @@ class Table:
     title: str
     columns: tuple[str, ...]
     note: str = ""
+    variants: tuple[str, ...] = ()
+    digits: int = 1
 
 
 @dataclass(frozen=True)
@@ -174,6 +187,28 @@ class Figure:
     xscale: str = "linear"
     row_head: tuple[str, ...] = ("data", "algorithm")
     note: str = ""
+    metric: str = "mistakes"
+    marker: str = "."
+
+
+@dataclass(frozen=True)
+class Curves:
+    """The mean learning curve of each method, one panel per data set (stored curves).
+
+    ``cell(dataset, method)`` is the stored cell whose runs kept their curves.
+
+    >>> Curves("figure1", "Figure 1", "cap", ("german",), {"ofs": "OFS"}, lambda d, m: (d, m, {})).ylabel
+    'online average mistake rate'
+    """
+
+    name: str
+    title: str
+    caption: str
+    panels: tuple[str, ...]
+    methods: Mapping[str, str]
+    cell: Callable[[str, str], Key]
+    xlabel: str = "number of samples"
+    ylabel: str = "online average mistake rate"
 
 
 @dataclass(frozen=True)
@@ -200,20 +235,27 @@ class Results:
 
 
 # ---------------------------------------------------------------------- the paper's tables
-def compare(spec: PaperSpec, view: View, pub: Published) -> tuple[list[Any], dict[str, str]]:
+def _variants(spec: PaperSpec, t: Table) -> list[Any]:
+    return [v for v in spec.variants if not t.variants or v.name in t.variants]
+
+
+def compare(
+    spec: PaperSpec, view: View, pub: Published, t: Table
+) -> tuple[list[Any], dict[str, str]]:
     """A published cell beside ours in each variant: (the row's number cells, verdict per variant)."""
     row: list[Any] = [pub.printed]
     verdicts = {}
-    for variant in spec.variants:
+    for variant in _variants(spec, t):
         v = view.values(*spec.lookup(pub, variant.name))
         if v.size == 0:
             row += ["–", "–"]
             verdicts[variant.name] = "–"
             continue
-        d = diff_in_std(float(v.mean()), pub.mean, pub.std, float(v.std(ddof=1)))
+        std = float(v.std(ddof=1)) if v.size > 1 else 0.0
+        d = diff_in_std(float(v.mean()), pub.mean, pub.std, std)
         ok = spec.exact and exact(v, pub.mean, pub.std)
-        row += [mean_std(v), f"{d:+.2f}"]
-        verdicts[variant.name] = "exact" if ok else verdict(d)
+        row += [mean_std(v, t.digits), f"{d:+.2f}"]
+        verdicts[variant.name] = "exact" if ok else verdict(d, spec.signed)
     return [*row, " / ".join(verdicts.values())], verdicts
 
 
@@ -224,7 +266,7 @@ def table_rows(
     rows, verdicts = [], []
     for pub in spec.published():
         if pub.table == t.key:
-            cells, v = compare(spec, view, pub)
+            cells, v = compare(spec, view, pub, t)
             names = {"data": pub.dataset, "algorithm": pub.label}
             rows.append([names.get(c, pub.setting.get(c)) for c in t.columns] + cells)
             verdicts.append(v)
@@ -234,27 +276,52 @@ def table_rows(
 def _table(spec: PaperSpec, view: View, t: Table) -> str:
     rows, _ = table_rows(spec, view, t)
     head = ["paper"]
-    for v in spec.variants:
+    shown = _variants(spec, t)
+    for v in shown:
         head += [f"ours: {v.label}", "Δ/σ"]
-    head.append(f"verdict ({' / '.join(v.short for v in spec.variants)})")
+    head.append(f"verdict ({' / '.join(v.short for v in shown)})")
     note = f"{t.note}\n\n" if t.note else ""
-    body = markdown_table(rows, [*t.columns, *head])
+    body = markdown_table(rows, [*t.columns, *head]) + _extras(spec, view, t)
     return f"## {t.title.format(runs=view.runs())}\n\n{note}{body}\n"
 
 
-def count(verdicts: Sequence[dict[str, str]], variant: str) -> str:
+def _extras(spec: PaperSpec, view: View, t: Table) -> str:
+    """The extra rows declared beside a table (e.g. adaptive variants), against the same cells."""
+    out = ""
+    for e in (e for e in spec.extras if e.table == t.key):
+        rows = []
+        for pub in spec.published():
+            key = e.lookup(pub) if pub.table == t.key else None
+            v = view.values(*key) if key is not None else np.zeros(0)
+            if v.size:
+                std = float(v.std(ddof=1)) if v.size > 1 else 0.0
+                d = diff_in_std(float(v.mean()), pub.mean, pub.std, std)
+                names = {"data": pub.dataset, "algorithm": pub.label}
+                rows.append([*(names.get(c, pub.setting.get(c)) for c in t.columns),
+                             pub.printed, mean_std(v, t.digits), f"{d:+.2f}", verdict(d, spec.signed)])  # fmt: skip
+        if rows:
+            head = [*t.columns, "paper", f"ours: {e.label}", "Δ/σ", "verdict"]
+            out += f"\n\n**{e.label}** beside the same published cells:\n\n" + markdown_table(
+                rows, head
+            )
+    return out
+
+
+def count(verdicts: Sequence[dict[str, str]], variant: str, exact: bool = True) -> str:
     """``"5 of 6 within 1σ (0 exact), 1 within 2σ, 0 further"`` for one variant's verdicts.
 
-    >>> count([{"v": "exact"}, {"v": "close"}, {"v": "–"}], "v")
-    '1 of 2 within 1σ (1 exact), 1 within 2σ, 0 further'
+    >>> count([{"v": "exact"}, {"v": "close"}, {"v": "lower"}, {"v": "–"}], "v")
+    '1 of 3 within 1σ (1 exact), 1 within 2σ, 1 further'
     """
     got = [v[variant] for v in verdicts if v[variant] != "–"]
     if not got:
         return "not run"
-    n = {k: sum(x == k for x in got) for k in ("exact", "reproduces", "close", "differs")}
+    n = {k: sum(x == k for x in got) for k in ("exact", "reproduces", "close")}
+    further = len(got) - sum(n.values())
     return (
-        f"{n['exact'] + n['reproduces']} of {len(got)} within 1σ ({n['exact']} exact), "
-        f"{n['close']} within 2σ, {n['differs']} further"
+        f"{n['exact'] + n['reproduces']} of {len(got)} within 1σ"
+        + (f" ({n['exact']} exact)" if exact else "")
+        + f", {n['close']} within 2σ, {further} further"
     )
 
 
@@ -269,8 +336,10 @@ def summary(spec: PaperSpec, view: View) -> str:
     ]
     for t in (s for s in spec.sections if isinstance(s, Table)):
         _, verdicts = table_rows(spec, view, t)
-        each = "; ".join(f"{v.label}: {count(verdicts, v.name)}" for v in spec.variants)
-        lines.append(f"- **{t.title.split(':')[0]}**, {each}.")
+        each = "; ".join(
+            f"{v.label}: {count(verdicts, v.name, spec.exact)}" for v in _variants(spec, t)
+        )
+        lines.append(f"- **{t.title.split(':')[0].split(' (')[0]}**, {each}.")
     return "## Summary\n\n" + "\n".join(lines) + "\n"
 
 
@@ -280,11 +349,11 @@ def _figure(view: View, f: Figure) -> str:
     rows = []
     for ax, ds in zip(axes, f.panels, strict=True):
         for line in f.lines:
-            pts = [(x, view.values(ds, line.method, line.params(ds, x))) for x in f.x]
+            pts = [(x, view.values(ds, line.method, line.params(ds, x), f.metric)) for x in f.x]
             means = {x: float(v.mean()) for x, v in pts if v.size}
             if means:
                 ax.plot(*zip(*means.items(), strict=True), line.style, color=line.color,
-                        marker=".", label=line.label)  # fmt: skip
+                        marker=f.marker, label=line.label)  # fmt: skip
             if line.row is not None and means:
                 rows.append(
                     [ds, *line.row, *(f"{means[x]:.1f}" if x in means else "–" for x in f.x)]
@@ -303,8 +372,30 @@ def _figure(view: View, f: Figure) -> str:
     md = save_figure(fig, view.out, f.name, f.caption)
     note = f"\n{f.note}\n" if f.note else ""
     head = [*f.row_head, *(f"{x:g}" for x in f.x)]
-    table = markdown_table(rows, head) + "\n" if rows else "No point of the figure was run.\n"
-    return f"## {f.title.format(runs=view.runs())}\n\n{md}{note}\n{table}"
+    table = markdown_table(rows, head) + "\n" if rows else ""
+    if not rows and any(line.row for line in f.lines):
+        table = "No point of the figure was run.\n"
+    return f"## {f.title.format(runs=view.runs())}\n\n{md}{note}" + (f"\n{table}" if table else "")
+
+
+def _curves(view: View, c: Curves) -> str:
+    fig, axes = new_figure(len(c.panels))
+    for ax, ds in zip(axes, c.panels, strict=True):
+        for m, label in c.methods.items():
+            g = view.groups.get(view.key(*c.cell(ds, m)))
+            if g is not None and "curve_rows" in g and not g["curve_rows"].isna().any():
+                rows = np.asarray(g["curve_rows"].iloc[0], dtype=float)
+                rate = np.mean(
+                    [np.asarray(r, dtype=float) for r in g["curve_mistake_rate"]], axis=0
+                )
+                ax.plot(rows, rate, label=label)
+        ax.set_title(ds)
+        ax.set_xlabel(c.xlabel)
+        ax.set_ylabel(c.ylabel)
+        if ax.lines:
+            ax.legend(fontsize=7)
+    assert view.out is not None
+    return f"## {c.title}\n\n" + save_figure(fig, view.out, c.name, c.caption)
 
 
 def runtime(view: View) -> str:
@@ -336,6 +427,8 @@ def render(spec: PaperSpec, results: pd.DataFrame, out: Path, command: str) -> P
             parts.append(_table(spec, view, s))
         elif isinstance(s, Figure):
             parts.append(_figure(view, s))
+        elif isinstance(s, Curves):
+            parts.append(_curves(view, s))
         elif isinstance(s, Results):
             parts.append(s.render(view) + "\n")
         else:
