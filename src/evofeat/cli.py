@@ -240,7 +240,9 @@ _DATA_OPTIONS = _options(
         "--dataset",
         required=True,
         help="Data set name, or a path to a .libsvm/.csv/.arff file or to JSON Lines "
-        "(.jsonl: one object of features and a label a line, streamed; - for standard input).",
+        "(.jsonl: one object of features and a label a line, streamed), or - for standard "
+        "input: JSON Lines if its first character is '{', else LIBSVM (streamed; stderr says "
+        "which).",
     ),
     click.option(
         "--scenario",
@@ -301,7 +303,11 @@ from disk in chunks, in bounded memory, in file order (in a streamed CSV a
 missing value, '?' or an empty field, is an absent feature); the other
 scenarios, row permutations and preprocessing need the rows in memory, so
 the file is then loaded whole (rows with a missing value dropped; a CSV over
-2 GiB is refused, with how to stream it).
+2 GiB is refused, with how to stream it). --dataset - streams standard input:
+JSON Lines when its first non-blank character is '{', otherwise LIBSVM
+(e.g. zcat big.libsvm.gz | evofeat run --learner pa-i --dataset -); stderr
+says which, and the first pass copies the input to a temporary file, deleted
+at the end, for the second.
 
 \b
 One-pass estimators (opid, opide, svm, svm-s, svm-a) run on the incdec
@@ -467,9 +473,10 @@ def _streamable(
     label_column: str | None = None,
 ) -> Any:
     """The stream to read from disk (LIBSVM, JSON Lines), or None when the run needs the rows in memory."""
+    from evofeat.streams.libsvm_stream import LibsvmStream
     from evofeat.streams.sources import streamed_source
 
-    return streamed_source(
+    stream = streamed_source(
         dataset,
         kind=kind,
         scenario=scenario,
@@ -479,6 +486,18 @@ def _streamable(
         scenario_params=scenario_params,
         label_column=label_column,
     )
+    if dataset == "-" and stream is not None:  # the format was sniffed: say which, on stderr
+        as_libsvm = isinstance(stream, LibsvmStream)
+        click.echo(
+            "evofeat: standard input read as "
+            + (
+                "LIBSVM (its first character is not '{')"
+                if as_libsvm
+                else "JSON Lines (it starts with '{')"
+            ),
+            err=True,
+        )
+    return stream
 
 
 def _run(

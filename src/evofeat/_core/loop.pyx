@@ -13,35 +13,10 @@ from cpython.long cimport PyLong_AsSsize_t
 from cpython.object cimport PyObject
 from libc.math cimport isfinite
 from libc.stdint cimport int64_t
-from libc.stdlib cimport free, malloc, qsort
+from libc.stdlib cimport free, malloc
 
 from evofeat._core.core cimport Core
-
-cdef struct Entry:
-    int64_t col
-    double val
-
-
-cdef int _by_col(const void* a, const void* b) noexcept nogil:
-    cdef int64_t ca = (<const Entry*> a).col, cb = (<const Entry*> b).col
-    return (ca > cb) - (ca < cb)
-
-
-
-cdef inline void _sort_entries(Entry* e, Py_ssize_t m) noexcept:
-    """Sort ``e[:m]`` by column (distinct): insertion sort for short rows, else qsort."""
-    cdef Py_ssize_t a, b
-    cdef Entry cur
-    if m > 32:
-        qsort(e, m, sizeof(Entry), _by_col)
-        return
-    for a in range(1, m):
-        cur = e[a]
-        b = a - 1
-        while b >= 0 and e[b].col > cur.col:
-            e[b + 1] = e[b]
-            b -= 1
-        e[b + 1] = cur
+from evofeat._core.rows cimport Entry, sort_entries as _sort_entries, sort_pairs as _sort_pairs
 
 
 #: codes returned by the dict path
@@ -286,37 +261,6 @@ def run_rows(
             _step(core, &rec, r, idx, val, m, y[i], NULL, -1, 0)
     tick_pos[0] = rec.t
     return rec.wrong, rec.loss_sum
-
-
-cdef void _sort_pairs(int64_t* idx, double* val, Py_ssize_t m) noexcept:
-    """Sort the entries ``(idx[k], val[k])`` by ``idx`` (distinct): insertion sort, qsort when long."""
-    cdef Py_ssize_t a, b
-    cdef int64_t ci
-    cdef double cv
-    cdef Entry* ent
-    if m <= 32:
-        for a in range(1, m):
-            ci = idx[a]
-            cv = val[a]
-            b = a - 1
-            while b >= 0 and idx[b] > ci:
-                idx[b + 1] = idx[b]
-                val[b + 1] = val[b]
-                b -= 1
-            idx[b + 1] = ci
-            val[b + 1] = cv
-        return
-    ent = <Entry*> malloc(m * sizeof(Entry))
-    if ent is NULL:
-        return
-    for a in range(m):
-        ent[a].col = idx[a]
-        ent[a].val = val[a]
-    qsort(ent, m, sizeof(Entry), _by_col)
-    for a in range(m):
-        idx[a] = ent[a].col
-        val[a] = ent[a].val
-    free(ent)
 
 
 def predict_rows(

@@ -1,8 +1,10 @@
 """Read one file's bytes with a well-kept parser; turn failures into clear errors.
 
-LIBSVM goes through :func:`sklearn.datasets.load_svmlight_file`, delimited
-text through :func:`pandas.read_csv` (C parser), ARFF through liac-arff; the
-only hand-written reader is the tiny IDX reader for MNIST. Each reader gets
+LIBSVM goes through a compiled one-pass parser (:mod:`._libsvm_parse`) that
+reads what :func:`sklearn.datasets.load_svmlight_file` reads and hands
+anything else to it; delimited text through :func:`pandas.read_csv` (C
+parser), ARFF through liac-arff; the other hand-written reader is the tiny
+IDX reader for MNIST. Each reader gets
 the file's (decompressed) bytes from :func:`read_bytes`.
 """
 
@@ -35,8 +37,10 @@ def load_svmlight_file(*args: Any, **kwargs: Any) -> Any:
 
 __all__ = [
     "DecimalCommaWarning",
+    "LibsvmArrays",
     "LineMap",
     "ZeroBasedWarning",
+    "libsvm_arrays",
     "libsvm_bad_line",
     "read_arff",
     "read_bytes",
@@ -396,7 +400,7 @@ def libsvm_bad_line(
     """The first line of LIBSVM text that breaks the format, and why (None if none).
 
     Only used to explain a failure or a non-finite value; parsing is
-    scikit-learn's.
+    compiled (:func:`libsvm_arrays`) or scikit-learn's.
 
     Examples
     --------
@@ -469,6 +473,17 @@ def read_libsvm(
     >>> X.toarray().tolist(), y.tolist()
     ([[2.0, 0.0, 4.0], [0.0, 1.0, 0.0]], [1.0, -1.0])
     """
+    if zero_based in (True, False):
+        fast = _tokenized_libsvm(data, n_features, bool(zero_based), comments=True)
+        if fast is not None:
+            return fast
+    return _read_libsvm_slow(data, where, n_features, zero_based, first_line)
+
+
+def _read_libsvm_slow(
+    data: bytes, where: str, n_features: int | None, zero_based: bool | str, first_line: int
+) -> tuple[sp.csr_matrix, np.ndarray]:
+    """scikit-learn's parser, and the messages naming the bad line (:func:`libsvm_bad_line`)."""
     zb = zero_based is True
 
     def bad(reason: str, expected: str) -> DataFormatError:
@@ -481,10 +496,7 @@ def read_libsvm(
         return DataFormatError(f"{at}. {expected}")
 
     try:
-        fast = (
-            _tokenized_libsvm(data, n_features, zero_based) if zero_based in (True, False) else None
-        )
-        X, y = fast or load_svmlight_file(
+        X, y = load_svmlight_file(
             io.BytesIO(data), n_features=n_features, zero_based=zero_based, dtype=np.float64
         )
     except (ValueError, IndexError, TypeError, OverflowError) as err:
@@ -509,82 +521,112 @@ def read_libsvm(
     return X, np.asarray(y, dtype=np.float64)
 
 
-_TOKENS = bytes.maketrans(b" \t\r:", b"\n\n\n\n")
+@dataclass
+class LibsvmArrays:
+    """Rows of LIBSVM text as CSR arrays (see :func:`libsvm_arrays`).
+
+    ``indices`` are 0-based columns (int64, increasing along each row),
+    ``values`` and ``y`` float64; ``lo`` and ``hi`` are the smallest and
+    largest column (-1 without any), ``width`` the number of columns
+    (scikit-learn's: the largest column + 1, or ``n_features`` when given).
+    """
+
+    y: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    lo: int
+    hi: int
+    width: int
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.y.size)
+
+    def head(self, rows: int) -> LibsvmArrays:
+        """The first ``rows`` rows (views of the arrays)."""
+        end = int(self.indptr[rows])
+        cols = self.indices[:end]
+        lo, hi = (int(cols.min()), int(cols.max())) if end else (-1, -1)
+        return LibsvmArrays(
+            self.y[:rows], self.indptr[: rows + 1], cols, self.values[:end], lo, hi, self.width
+        )
+
+    def csr(self) -> sp.csr_matrix:
+        return sp.csr_matrix(
+            (self.values, self.indices, self.indptr), shape=(self.n_rows, self.width)
+        )
+
+
+def _parse_libsvm(
+    data: bytes, n_features: int | None, zero_based: bool, comments: bool
+) -> LibsvmArrays | None:
+    """LIBSVM text parsed in one compiled pass; None where the text needs the slow path.
+
+    See :mod:`evofeat.datasets._libsvm_parse`: the compiled parser reads
+    exactly what scikit-learn reads the same way and stops at anything else
+    (malformed, unsorted, out of range, not finite, ``nan``, ``1_000``,
+    multi-label), where the slow path parses or explains the text.
+    """
+    from ._libsvm_parse import parse_block
+
+    shift = 0 if zero_based else 1
+    limit = MAX_FEATURE_INDEX + shift
+    if n_features is not None:
+        limit = min(limit, n_features - 1 + shift)
+    y, indptr, indices, values, stop, lo, hi = parse_block(data, zero_based, limit, comments)
+    if stop:
+        return None
+    lo, hi = (lo - shift, hi - shift) if hi >= 0 else (-1, -1)
+    width = n_features if n_features is not None else max(hi + 1, 1)
+    return LibsvmArrays(y, indptr, indices, values, lo, hi, width)
+
+
+def libsvm_arrays(
+    data: bytes,
+    where: str,
+    *,
+    n_features: int | None,
+    zero_based: bool,
+    first_line: int = 1,
+) -> LibsvmArrays:
+    """Parse whole lines of LIBSVM text into CSR arrays, as :func:`read_libsvm` reads them.
+
+    The compiled parser reads the text in one pass; where it stops (a bad
+    line, or something only scikit-learn reads, such as ``1_000``), the text
+    goes to :func:`read_libsvm`'s slow path, which raises the error naming
+    the line or parses the text. Either way the arrays are the same.
+
+    >>> a = libsvm_arrays(b"1 1:2 3:4\\n-1 2:1\\n", "f", n_features=None, zero_based=False)
+    >>> a.y.tolist(), a.indptr.tolist(), a.indices.tolist(), a.values.tolist(), a.width
+    ([1.0, -1.0], [0, 2, 3], [0, 2, 1], [2.0, 4.0, 1.0], 3)
+    """
+    fast = _parse_libsvm(data, n_features, zero_based, True)
+    if fast is not None:
+        return fast
+    X, y = _read_libsvm_slow(data, where, n_features, zero_based, first_line)
+    indices = X.indices.astype(np.int64)
+    lo, hi = (int(indices.min()), int(indices.max())) if indices.size else (-1, -1)
+    return LibsvmArrays(y, X.indptr.astype(np.int64), indices, X.data, lo, hi, int(X.shape[1]))
 
 
 def _tokenized_libsvm(
-    data: bytes, n_features: int | None, zero_based: bool
+    data: bytes, n_features: int | None, zero_based: bool, *, comments: bool = False
 ) -> tuple[sp.csr_matrix, np.ndarray] | None:
-    """Plain LIBSVM text parsed by pandas' C tokenizer; None when the text needs scikit-learn.
+    """LIBSVM text parsed by the compiled parser as ``(X, y)``; None when the text needs scikit-learn.
 
-    The line structure (which token is a label, which an ``index:value``) is
-    found with NumPy on the bytes; every number is parsed in one
-    :func:`pandas.read_csv` call on the tokens, one a line (about twice as
-    fast as :func:`~sklearn.datasets.load_svmlight_file`, which parses token
-    by token). Comments, ``qid``, multi-label lines, unsorted or repeated
-    indices and anything malformed return None: scikit-learn then parses
-    (or :func:`libsvm_bad_line` explains) the text, so both give one result.
+    With ``comments=False`` only plain lines are taken (a ``#`` comment or a
+    ``qid`` token also returns None); :func:`read_libsvm` passes ``True``.
+    Comments, ``qid``, multi-label lines, unsorted or repeated indices and
+    anything malformed return None: scikit-learn then parses (or
+    :func:`libsvm_bad_line` explains) the text, so both give one result.
 
     >>> X, y = _tokenized_libsvm(b"1 1:2 3:4\\n\\n-1 2:0.5\\n", None, False)
     >>> X.toarray().tolist(), y.tolist()
     ([[2.0, 0.0, 4.0], [0.0, 0.5, 0.0]], [1.0, -1.0])
     """
-    if b"#" in data or b"qid" in data or b"," in data:
-        return None
-    arr = np.frombuffer(data, dtype=np.uint8)
-    gap = arr <= 32
-    if gap.all():
-        return None
-    starts = np.flatnonzero(~gap & np.concatenate(([True], gap[:-1])))
-    ends = np.flatnonzero(~gap & np.concatenate((gap[1:], [True]))) + 1
-    line = np.searchsorted(np.flatnonzero(arr == 10), starts)
-    is_label = np.empty(starts.size, dtype=bool)
-    is_label[0] = True
-    is_label[1:] = line[1:] != line[:-1]
-    colons = np.flatnonzero(arr == 58)
-    n_colons = np.searchsorted(colons, ends) - np.searchsorted(colons, starts)
-    if not np.array_equal(n_colons, (~is_label).astype(n_colons.dtype)):
-        return None  # a label with ':' or a feature without exactly one
-    first = arr[starts[~is_label]]
-    last = arr[ends[~is_label] - 1]
-    if np.any(first == 58) or np.any(last == 58):
-        return None  # ':5' or '5:'
-    try:
-        tokens = pd.read_csv(
-            io.BytesIO(data.translate(_TOKENS)), header=None, dtype=np.float64, engine="c"
-        ).to_numpy()
-    except (ValueError, pd.errors.ParserError):
-        return None
-    tokens = tokens.ravel()
-    width = np.where(is_label, 1, 2)
-    pos = np.concatenate(([0], np.cumsum(width)[:-1]))
-    if tokens.size != int(width.sum()):
-        return None
-    y = tokens[pos[is_label]]
-    raw_index = tokens[pos[~is_label]]
-    values = tokens[pos[~is_label] + 1]
-    if raw_index.size and (
-        not np.all(np.isfinite(raw_index))
-        or np.any(raw_index != np.round(raw_index))
-        or raw_index.max() > MAX_FEATURE_INDEX + 1
-    ):
-        return None
-    index = raw_index.astype(np.int64) - (0 if zero_based else 1)
-    counts = np.diff(np.append(np.flatnonzero(is_label), starts.size)) - 1
-    indptr = np.zeros(counts.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    if index.size:
-        same_row = np.repeat(np.arange(counts.size), counts)
-        step = np.diff(index)
-        if index.min() < 0 or np.any((step <= 0) & (same_row[1:] == same_row[:-1])):
-            return None
-    width_out = int(index.max()) + 1 if index.size else 0
-    if n_features is not None:
-        if width_out > n_features:
-            return None
-        width_out = n_features
-    X = sp.csr_matrix((values, index, indptr), shape=(counts.size, width_out))
-    return X, y
+    fast = _parse_libsvm(data, n_features, zero_based, comments)
+    return None if fast is None else (fast.csr(), fast.y)
 
 
 _IDX_TYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}

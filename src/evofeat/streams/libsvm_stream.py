@@ -1,7 +1,9 @@
 """A stream read from a LIBSVM file in chunks, in memory bounded by the chunk, not the file.
 
-Each block of lines is parsed by scikit-learn's
-:func:`~sklearn.datasets.load_svmlight_file`. A first pass over the file
+Each block of lines is parsed in one compiled pass into CSR arrays
+(:func:`evofeat.datasets.readers.libsvm_arrays`; a line it does not take
+goes to scikit-learn's :func:`~sklearn.datasets.load_svmlight_file`, which
+parses it or names what is wrong with it). A first pass over the file
 counts the rows, the largest feature index and the label values; the
 prequential loop then reads the file again, one chunk at a time. Every
 feature is visible in every row (the ``full`` scenario): an index missing
@@ -10,23 +12,26 @@ from a line is the value 0, as in any LIBSVM file.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
+import tempfile
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex
+from evofeat.datasets._libsvm_parse import remap_rows
 from evofeat.datasets.errors import DataFormatError
-from evofeat.datasets.readers import read_libsvm, warn_zero_based
+from evofeat.datasets.readers import LibsvmArrays, libsvm_arrays, warn_zero_based
 from evofeat.datasets.textio import iter_blocks, open_binary
 from evofeat.streams.stream import Chunk
 
-__all__ = ["DEFAULT_BLOCK_BYTES", "LIBSVM_SUFFIXES", "LibsvmStream", "libsvm_path"]
+__all__ = ["DEFAULT_BLOCK_BYTES", "LIBSVM_SUFFIXES", "LibsvmStream", "libsvm_path", "stdin_format"]
 
 #: File suffixes read as LIBSVM (before an optional ``.gz``), as :func:`evofeat.datasets.load` reads them.
 LIBSVM_SUFFIXES = (".libsvm", ".svm", ".txt")
@@ -62,6 +67,7 @@ class LabelCoding:
     """
 
     path: Any
+    _where: str  # the source as messages name it
     task: str
     classes: np.ndarray
 
@@ -71,7 +77,7 @@ class LabelCoding:
         found = survey.labels
         if found is None:
             raise InputError(
-                f"{self.path}: too many label values for a {self.task} task",
+                f"{self._where}: too many label values for a {self.task} task",
                 expected=f"at most {_MAX_CLASSES} label values",
                 received="more",
                 fix="pass task='regression'",
@@ -82,7 +88,7 @@ class LabelCoding:
                     return np.array(pair)
             if found.size != 2:
                 raise InputError(
-                    f"{self.path}: a binary task needs two label values",
+                    f"{self._where}: a binary task needs two label values",
                     expected="two values (or only values of {-1, +1} or {0, 1})",
                     received=str(found[:10].tolist()),
                     fix="pass task='multiclass' or task='regression'",
@@ -134,7 +140,11 @@ class LibsvmStream(LabelCoding):
     Parameters
     ----------
     path
-        The LIBSVM file; ``.gz`` (or any gzip content) is decompressed on the fly.
+        The LIBSVM file; ``.gz`` (or any gzip content) is decompressed on the
+        fly. ``"-"`` reads standard input: the first pass copies it to an
+        anonymous temporary file (deleted when the stream is closed or
+        collected), which the second pass reads, so memory stays bounded and
+        the disk holds one copy of the text.
     task
         ``"binary"``, ``"multiclass"`` or ``"regression"``; default: inferred
         by the first pass (two label values: binary; integral values:
@@ -190,8 +200,11 @@ class LibsvmStream(LabelCoding):
         max_rows: int | None = None,
         block_bytes: int | None = None,
     ) -> None:
-        self.path = Path(path)
-        if not self.path.exists():
+        self.source = str(path)
+        self.path: Path | str = "-" if self.source == "-" else Path(path)
+        self._where = "standard input (read as LIBSVM)" if self.path == "-" else self.source
+        self._spool: IO[bytes] | None = None
+        if isinstance(self.path, Path) and not self.path.exists():
             raise FileNotFoundError(f"{self.path}: no such LIBSVM file")
         if task is not None and task not in _TASKS:
             raise InputError(
@@ -217,27 +230,27 @@ class LibsvmStream(LabelCoding):
                     received=repr(value),
                     fix=f"pass {label}=None for the default",
                 )
-        self.name = self.path.name
+        self.name = "stdin" if self.path == "-" else Path(self.path).name
         self.max_rows = max_rows
         self._block_bytes = int(DEFAULT_BLOCK_BYTES if block_bytes is None else block_bytes)
         survey = self._survey()
         self.zero_based = bool(zero_based) if zero_based != "auto" else survey.min_index == 0
         if zero_based == "auto" and self.zero_based:
-            warn_zero_based(str(self.path))
+            warn_zero_based(self._where)
         offset = 0 if self.zero_based else 1
         if survey.n_rows == 0:
             raise DataFormatError(
-                f"{self.path} holds no rows of data. Expected LIBSVM lines "
+                f"{self._where} holds no rows of data. Expected LIBSVM lines "
                 "'label index:value ...': check the file."
             )
         if offset and survey.min_index == 0:
             raise DataFormatError(
-                f"{self.path}: a feature index 0 appears, but zero_based=False says indices start at 1. "
+                f"{self._where}: a feature index 0 appears, but zero_based=False says indices start at 1. "
                 "Pass zero_based=True (or 'auto') or fix the file."
             )
         if n_features is not None and survey.max_index - offset >= n_features:
             raise DataFormatError(
-                f"{self.path}: feature index {survey.max_index} exceeds the {n_features} "
+                f"{self._where}: feature index {survey.max_index} exceeds the {n_features} "
                 "features given as n_features. Fix n_features or the file."
             )
         self.n_rows = survey.n_rows
@@ -247,29 +260,43 @@ class LibsvmStream(LabelCoding):
         self.feature_names: list[Hashable] = [f"f{j + offset}" for j in range(self.n_features)]
         self.task = task or infer_task(survey.labels, survey.integral)
         self.classes = self._classes(survey)
-        self.info: dict[str, Any] = {"scenario": "full", "source": str(self.path)}
+        self.info: dict[str, Any] = {"scenario": "full", "source": self.source}
 
     # ---------------------------------------------------------------- reading
-    def _blocks(
-        self, zero_based: bool, n_features: int | None
-    ) -> Iterator[tuple[sp.csr_matrix, np.ndarray]]:
-        """Parse the file block by block: ``(X, y)`` of each block (``max_rows`` respected)."""
+    @contextlib.contextmanager
+    def _open(self) -> Iterator[tuple[IO[bytes], IO[bytes] | None]]:
+        """The text to read and, on the first read of standard input, the spool to copy it to."""
+        if self._spool is not None:  # standard input, read again from its copy
+            self._spool.seek(0)
+            yield self._spool, None
+        elif self.path == "-":  # the first pass (with max_rows, the copy holds the head read)
+            self._spool = tempfile.TemporaryFile(prefix="evofeat-stdin-")  # noqa: SIM115
+            yield open_binary("-"), self._spool
+        else:
+            with open_binary(self.path) as fh:
+                yield fh, None
+
+    def _blocks(self, zero_based: bool, n_features: int | None) -> Iterator[LibsvmArrays]:
+        """Parse the file block by block into CSR arrays (``max_rows`` respected)."""
         remaining = self.max_rows
-        with open_binary(self.path) as fh:
-            for text, first_line in iter_blocks(fh, str(self.path), self._block_bytes):
-                X, y = read_libsvm(
+        with self._open() as (fh, spool):
+            for text, first_line in iter_blocks(fh, self._where, self._block_bytes):
+                if spool is not None:
+                    spool.write(text if text.endswith(b"\n") else text + b"\n")
+                block = libsvm_arrays(
                     text,
-                    str(self.path),
+                    self._where,
                     n_features=n_features,
                     zero_based=zero_based,
                     first_line=first_line,
                 )
                 del text
                 if remaining is not None:
-                    X, y = X[:remaining], y[:remaining]
-                    remaining -= X.shape[0]
-                if X.shape[0]:
-                    yield X, y
+                    if block.n_rows > remaining:
+                        block = block.head(remaining)
+                    remaining -= block.n_rows
+                if block.n_rows:
+                    yield block
                 if remaining == 0:
                     return
 
@@ -279,16 +306,17 @@ class LibsvmStream(LabelCoding):
         lo, hi = np.iinfo(np.int64).max, -1
         labels: set[float] | None = set()
         integral = True
-        for X, y in self._blocks(True, None):
-            n += X.shape[0]
-            if X.nnz:
-                lo, hi = min(lo, int(X.indices.min())), max(hi, int(X.indices.max()))
+        for block in self._blocks(True, None):
+            y = block.y
+            n += y.size
+            if block.hi >= 0:
+                lo, hi = min(lo, block.lo), max(hi, block.hi)
             integral = integral and bool(np.all(y == np.round(y)))
             if labels is not None:
                 labels.update(np.unique(y).tolist())
                 if len(labels) > _MAX_CLASSES:
                     labels = None
-            del X, y
+            del block, y
         found = None if labels is None else np.array(sorted(labels))
         return _Survey(n, lo if hi >= 0 else 1, max(hi, 0), found, integral)
 
@@ -321,33 +349,42 @@ class LibsvmStream(LabelCoding):
         [(0, [0, 2, 1], [0]), (2, [2], [])]
         """
         cols = np.sort(col_map[col_map >= 0]).astype(np.int64)
-        width = max(1, int(seg_dim[-1]))
+        col_map = np.asarray(col_map, dtype=np.int64)
+        identity = np.array_equal(col_map, np.arange(col_map.size))
         start = 0
-        for block, y_block in self._blocks(self.zero_based, self.n_features):
-            mapped = sp.csr_matrix(
-                (block.data, col_map[block.indices], block.indptr), shape=(block.shape[0], width)
-            )
-            del block
-            mapped.has_canonical_format = False
-            mapped.sort_indices()
-            for a in range(0, mapped.shape[0], size):
-                X = mapped[a : a + size]
+        for block in self._blocks(self.zero_based, self.n_features):
+            indptr, indices, values = block.indptr, block.indices, block.values
+            if not identity:  # the internal columns (name order), each row sorted by them
+                remap_rows(indptr, indices, values, col_map)
+            for a in range(0, block.n_rows, size):
+                b = min(a + size, block.n_rows)
+                lo, hi = indptr[a], indptr[b]
                 first = start == 0
                 yield Chunk(
-                    indptr=X.indptr.astype(np.int64),
-                    indices=X.indices.astype(np.int64),
-                    data=X.data.astype(np.float64),
-                    y=self._encode(y_block[a : a + size]),
+                    indptr=indptr[a : b + 1] - lo,
+                    indices=indices[lo:hi],
+                    data=values[lo:hi],
+                    y=self._encode(block.y[a:b]),
                     seg_rows=np.zeros(1 if first else 0, dtype=np.int64),
                     seg_indptr=np.array([0, cols.size] if first else [0], dtype=np.int64),
                     seg_cols=cols if first else np.zeros(0, dtype=np.int64),
                     seg_dim=np.asarray(seg_dim[:1] if first else seg_dim[:0], dtype=np.int64),
                     start=start,
                 )
-                start += X.shape[0]
+                start += b - a
 
     def __repr__(self) -> str:
-        return f"LibsvmStream({str(self.path)!r}, {self.n_rows} rows x {self.n_features} features, {self.task})"
+        return f"LibsvmStream({self.source!r}, {self.n_rows} rows x {self.n_features} features, {self.task})"
+
+    def close(self) -> None:
+        """Delete the copy of standard input (a file stream holds nothing to close)."""
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+
+    def __del__(self) -> None:
+        if getattr(self, "_spool", None) is not None:
+            self.close()
 
 
 def libsvm_path(name_or_path: str | os.PathLike[str]) -> Path | None:
@@ -376,3 +413,36 @@ def libsvm_path(name_or_path: str | os.PathLike[str]) -> Path | None:
     if suffixes and suffixes[-1] == ".gz":
         suffixes = suffixes[:-1]
     return target if suffixes and suffixes[-1] in LIBSVM_SUFFIXES else None
+
+
+def stdin_format(stdin: IO[bytes] | None = None) -> str:
+    """What standard input holds: ``"jsonl"`` if its first non-blank character is ``{``, else ``"libsvm"``.
+
+    A JSON Lines line is an object, so it starts with ``{``; a LIBSVM line
+    never does (it starts with its label, a number, or ``#``). So the two
+    cannot be mistaken for each other, and text of any other format is read
+    as LIBSVM, whose parser names its first line as not LIBSVM. The bytes
+    are peeked at, not consumed. Empty input is ``"jsonl"`` (its message
+    says it holds no rows).
+
+    >>> import io
+    >>> stdin_format(io.BytesIO(b'\\n {"a": 1, "y": 0}\\n')), stdin_format(io.BytesIO(b"1 3:0.5\\n"))
+    ('jsonl', 'libsvm')
+    """
+    fh = sys.stdin.buffer if stdin is None else stdin
+    if fh.isatty():
+        raise InputError(
+            "standard input is a terminal, not data",
+            expected="LIBSVM or JSON Lines piped in",
+            received="a terminal",
+            fix="pipe the data in: zcat data.libsvm.gz | evofeat run --dataset - ...",
+        )
+    if hasattr(fh, "peek"):
+        head = fh.peek(1 << 16)
+    elif fh.seekable():
+        at = fh.tell()
+        head = fh.read(1 << 16)
+        fh.seek(at)
+    else:
+        head = b""
+    return "libsvm" if head.lstrip()[:1] not in (b"{", b"") else "jsonl"

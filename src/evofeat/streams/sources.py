@@ -22,10 +22,12 @@ def streamed_source(
 ) -> Any:
     """The stream to read ``dataset`` from disk in chunks, or None when the run needs the rows in memory.
 
-    JSON Lines (``.jsonl``, ``.ndjson``, optionally ``.gz``, or ``-`` for
-    standard input) is always streamed, so it needs the full scenario (the
-    file's own keys decide what each row sees), one repeat, no permutations
-    and no preprocessing; a LIBSVM or delimited-text file (``.csv``, ``.tsv``,
+    JSON Lines (``.jsonl``, ``.ndjson``, optionally ``.gz``) and standard
+    input (``-``: JSON Lines if its first non-blank character is ``{``, else
+    LIBSVM; see :func:`~evofeat.streams.libsvm_stream.stdin_format`) are
+    always streamed, so they need the full scenario (the file's own keys
+    decide what each row sees), one repeat, no permutations and no
+    preprocessing; a LIBSVM or delimited-text file (``.csv``, ``.tsv``,
     ``.data``, ``.dat``) is streamed when the run allows it and loaded whole
     otherwise. A streamed CSV reads a missing value (``?`` or an empty field)
     as an absent feature (:class:`~evofeat.streams.CsvStream`).
@@ -36,12 +38,15 @@ def streamed_source(
     """
     from evofeat.streams.csv_stream import CsvStream, csv_path
     from evofeat.streams.jsonl import JsonlStream, jsonl_path
-    from evofeat.streams.libsvm_stream import LibsvmStream, libsvm_path
+    from evofeat.streams.libsvm_stream import LibsvmStream, libsvm_path, stdin_format
 
     jsonl = jsonl_path(dataset)
+    stdin_libsvm = jsonl == "-" and stdin_format() == "libsvm"  # JSON Lines starts with '{'
+    if stdin_libsvm:
+        jsonl = None
     plain = kind == "online" and scenario == "full" and repeats == 1 and not perm_file
     plain = plain and preprocess == "none"
-    if jsonl is not None and not plain:
+    if (jsonl is not None or stdin_libsvm) and not plain:
         asked = [
             f"{flag} {value}"
             for flag, value, ok in (
@@ -53,23 +58,34 @@ def streamed_source(
             if not ok
         ]
         raise InputError(
-            "a JSON Lines data set is read as a stream, in file order, by an online learner",
+            f"{'standard input' if stdin_libsvm else 'a JSON Lines data set'} is read as a "
+            "stream, in file order, by an online learner",
             expected="an online learner with the full scenario, --repeats 1, no --permutations "
             "and --preprocess none (the keys of each line say which features it has)",
             received=", ".join(asked) or f"a {kind} learner",
-            fix="drop those options, or convert the file to CSV or LIBSVM to simulate scenarios",
+            fix="drop those options, or "
+            + (
+                "save the input to a .libsvm file"
+                if stdin_libsvm
+                else "convert the file to CSV or LIBSVM"
+            )
+            + " to simulate scenarios",
         )
     if not plain:
         return None
     path = libsvm_path(dataset)
     table = csv_path(dataset)
-    if (jsonl is not None or path is not None or table is not None) and scenario_params:
+    if (
+        jsonl is not None or path is not None or table is not None or stdin_libsvm
+    ) and scenario_params:
         raise InputError(
             "the full scenario takes no parameters",
             expected="no --scenario-param",
             received=", ".join(scenario_params),
             fix="drop --scenario-param",
         )
+    if stdin_libsvm:
+        return LibsvmStream("-")
     if jsonl is not None:
         return JsonlStream(jsonl, label=label_column)
     if table is not None:
