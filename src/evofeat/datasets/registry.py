@@ -494,6 +494,10 @@ def resolve(name_or_path: str | os.PathLike[str]) -> DatasetEntry | Path:
     raise UnknownDatasetError(_unknown_message(name_or_path))
 
 
+def _entry(name: str | DatasetEntry) -> DatasetEntry:
+    return name if isinstance(name, DatasetEntry) else get_entry(name)
+
+
 def how_to_get(name: str | DatasetEntry) -> str:
     """How to get a data set's files, for a message or a report's list of skipped cells.
 
@@ -520,7 +524,7 @@ def how_to_get(name: str | DatasetEntry) -> str:
     >>> how_to_get("kddcup08")[:30]
     'kddcup08 is not public: the KD'
     """
-    entry = name if isinstance(name, DatasetEntry) else get_entry(name)
+    entry = _entry(name)
     if entry.bundled:
         return f"{entry.name} ships inside evofeat (reinstall evofeat if its files are missing)."
     env_hint = (
@@ -609,7 +613,7 @@ def needs_data(name: str | DatasetEntry) -> str:
     >>> needs_data("gisette-train").split(" (from")[0]
     'needs data gisette-train: run `evofeat datasets download gisette-train`'
     """
-    entry = name if isinstance(name, DatasetEntry) else get_entry(name)
+    entry = _entry(name)
     return f"needs data {entry.name}: {how_to_get(entry).splitlines()[0]}"
 
 
@@ -625,7 +629,7 @@ def status(name: str | DatasetEntry) -> Status:
     >>> status("german"), status("rfid")
     ('here', 'not public')
     """
-    entry = name if isinstance(name, DatasetEntry) else get_entry(name)
+    entry = _entry(name)
     if None not in entry.locate():
         return "here"
     return "not downloaded" if entry.public else "not public"
