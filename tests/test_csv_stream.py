@@ -27,7 +27,9 @@ def write_table(path: Path, X: np.ndarray, y: np.ndarray, *, sep: str = ",", nam
     marks = np.where(np.arange(nan.sum()) % 3 == 2, "", "?")
     cells[nan] = marks
     lines = [sep.join([*names, "label"])]
-    lines += [sep.join([*row, str(lab)]) for row, lab in zip(cells.tolist(), y.tolist(), strict=True)]
+    lines += [
+        sep.join([*row, str(lab)]) for row, lab in zip(cells.tolist(), y.tolist(), strict=True)
+    ]
     text = "\n".join(lines) + "\n"
     if path.suffix == ".gz":
         path.write_bytes(gzip.compress(text.encode()))
@@ -54,7 +56,9 @@ def assert_same(name: str, streamed, ref) -> None:  # type: ignore[no-untyped-de
 def test_german_streamed_as_loaded(tmp_path: Path, suffix: str, name: str) -> None:
     """german written to CSV: the streamed run makes the loaded run's predictions, across many blocks."""
     ds = load("german")
-    path = write_table(tmp_path / f"german{suffix}", ds.X, ds.y, sep="\t" if ".tsv" in suffix else ",")
+    path = write_table(
+        tmp_path / f"german{suffix}", ds.X, ds.y, sep="\t" if ".tsv" in suffix else ","
+    )
     stream = CsvStream(path, block_bytes=4096)  # about 40 blocks
     loaded = load(path)
     assert (stream.n_rows, stream.n_features, stream.task) == (1000, 24, "binary")
@@ -78,7 +82,9 @@ def test_nan_marked_haphazard_data(tmp_path: Path, name: str) -> None:
     assert_same(name, stream, ref)
     assert predictions(name, stream)[0] == predictions(name, hap)[0]
     # missing="drop" keeps only the complete rows, as the loader's default
-    X[np.random.default_rng(0).random(1000) < 0.8] = ds.X[:1000][np.random.default_rng(0).random(1000) < 0.8]
+    X[np.random.default_rng(0).random(1000) < 0.8] = ds.X[:1000][
+        np.random.default_rng(0).random(1000) < 0.8
+    ]
     path = write_table(tmp_path / "few.csv", X, ds.y)
     dropped = CsvStream(path, missing="drop")
     complete = load(path)
@@ -87,11 +93,15 @@ def test_nan_marked_haphazard_data(tmp_path: Path, name: str) -> None:
 
 
 @pytest.mark.parametrize("categorical", ["ordinal", "onehot"])
-def test_categorical_columns_are_coded_from_the_whole_file(tmp_path: Path, categorical: str) -> None:
+def test_categorical_columns_are_coded_from_the_whole_file(
+    tmp_path: Path, categorical: str
+) -> None:
     """A level first seen late gets the loader's code: the first pass collects every level."""
     rng = np.random.default_rng(0)
     n = 3000
-    colour = np.where(np.arange(n) < 2000, rng.choice(["red", "blue"], n), rng.choice(["green", "red"], n))
+    colour = np.where(
+        np.arange(n) < 2000, rng.choice(["red", "blue"], n), rng.choice(["green", "red"], n)
+    )
     x = np.round(rng.standard_normal(n), 3)
     y = np.where(x + (colour == "green") - (colour == "blue") > 0, "yes", "no")
     rows = [f"{a},{c},{t}" for a, c, t in zip(x, colour, y, strict=True)]
@@ -121,6 +131,20 @@ def test_labels_coded_as_the_loader_codes_them(tmp_path: Path) -> None:
     assert s.task == "regression" and s.y.size == 0 and s.n_rows == 400
     ovr = CsvStream(multi, binary_positive=2)
     assert ovr.task == "binary" and ovr.classes == load(multi, binary_positive=2).classes
+
+
+def test_quotes_across_blocks_and_files_without_a_header(tmp_path: Path) -> None:
+    """A quoted field may hold separators and newlines, even where a block ends; a tiny first block still finds the header."""
+    quoted = tmp_path / "q.csv"
+    quoted.write_text('"a","b c","label"\n' + '"1","x, y","yes"\n"2","two\nlines","no"\n' * 40)
+    s, d = CsvStream(quoted, block_bytes=16), load(quoted, missing="keep")
+    assert (s.n_rows, s.feature_names, s.classes) == (80, d.feature_names, d.classes)
+    assert_same("pa-i", s, Stream.from_dense(d.X, d.y, d.feature_names, task="binary"))
+    spaced = tmp_path / "w.dat"
+    spaced.write_text("".join(f"{i % 2} {i * 0.5} {i % 3}\n" for i in range(300)))
+    s, d = CsvStream(spaced, label_column=0, block_bytes=64), load(spaced, label_column=0)
+    assert (s.has_header, s.feature_names, s.task) == (False, ["f1", "f2"], "binary")
+    assert_same("pa-i", s, full(d.X, d.y, d.feature_names))
 
 
 # --------------------------------------------------------------------------- the loader's errors
@@ -165,7 +189,9 @@ def test_header_decimal_commas_and_values(tmp_path: Path) -> None:
     assert chunk.data[:4].tolist() == [1.5, 2.0, 3.25, 4.0]
     bad = tmp_path / "b.csv"
     bad.write_text("a,b,label\n" + "1,2,0\n" * 500 + "3,abc,1\n")  # text far below the numbers
-    with pytest.raises(DataFormatError, match=r"b\.csv, line 502: column 'b' holds 'abc', not a number"):
+    with pytest.raises(
+        DataFormatError, match=r"b\.csv, line 502: column 'b' holds 'abc', not a number"
+    ):
         CsvStream(bad, block_bytes=512)
     nan = tmp_path / "n.csv"
     nan.write_text("a,b,label\n" + "1,2,0\n" * 500 + "3,inf,1\n")
@@ -218,7 +244,9 @@ def test_memory_does_not_grow_with_rows(tmp_path: Path) -> None:
     assert peaks[60_000] < whole / 2, (peaks[60_000], whole)
 
 
-def test_loading_a_huge_table_whole_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_loading_a_huge_table_whole_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import evofeat.datasets.loaders as loaders
 
     ds = load("german")
@@ -226,7 +254,9 @@ def test_loading_a_huge_table_whole_is_refused(tmp_path: Path, monkeypatch: pyte
     packed = write_table(tmp_path / "g.csv.gz", ds.X, ds.y)
     monkeypatch.setattr(loaders, "MAX_TABLE_BYTES", 50_000)
     for path in (plain, packed):
-        with pytest.raises(DataFormatError, match=r"more than 48\.8 KiB|too large to load whole.*CsvStream"):
+        with pytest.raises(
+            DataFormatError, match=r"more than 50,000 bytes .*too large to load whole.*CsvStream"
+        ):
             load(path)
     assert CsvStream(packed).n_rows == 1000  # streaming is not limited
 
@@ -253,5 +283,7 @@ def test_cli_streams_a_csv_file(tmp_path: Path) -> None:
     assert loaded["streamed"] is False and len(loaded["mistakes"]["values"]) == 2
     labelled = tmp_path / "lab.csv"
     labelled.write_text("label,a,b\n" + "yes,1,0\nno,0,1\n" * 50)
-    out = json.loads(_cli("--learner", "pa-i", "--dataset", str(labelled), "--label-column", "label").output)
+    out = json.loads(
+        _cli("--learner", "pa-i", "--dataset", str(labelled), "--label-column", "label").output
+    )
     assert out["streamed"] is True and out["mistakes"]["values"] == [1]

@@ -208,6 +208,8 @@ def read_table(
         frame = pd.read_csv(io.BytesIO(data), header=0 if header else None, **kwargs)
     except pd.errors.EmptyDataError as err:
         raise DataFormatError(f"{where} is empty: no rows of data.") from err
+    except DataFormatError:
+        raise
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as err:
         raise unreadable(where, sep, err) from err
     if frame.shape[0] == 0:

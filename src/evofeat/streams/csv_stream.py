@@ -69,6 +69,7 @@ DEFAULT_BLOCK_BYTES = 4 << 20
 #: The most distinct text values the first pass keeps for one categorical column.
 MAX_LEVELS = 1 << 16
 _MISSING = ("keep", "drop")
+_HEAD_LINES = 64  # lines of the first block at least (the header is detected from its first 50)
 _TASKS = ("binary", "multiclass", "regression")
 
 
@@ -227,13 +228,15 @@ class CsvStream:
     def _texts(self) -> Iterator[tuple[bytes, int]]:
         """Blocks of whole lines and their first line number; a block never ends inside quotes."""
         carry, carry_line = b"", 0
+        first = True
         with open_binary(self.path) as fh:
             for text, first_line in iter_blocks(fh, self.where, self._block_bytes):
                 if carry:
                     text, first_line, carry = carry + text, carry_line, b""
-                if text.count(b'"') % 2:  # a quoted field goes on past the block: read on
-                    carry, carry_line = text, first_line
+                if text.count(b'"') % 2 or (first and text.count(b"\n") < _HEAD_LINES):
+                    carry, carry_line = text, first_line  # inside quotes, or a short first block
                     continue
+                first = False
                 yield text, first_line
         if carry:
             yield carry, carry_line  # an unclosed quote: the parser says so
@@ -277,6 +280,8 @@ class CsvStream:
                     self.columns = list(range(head.shape[1]))
             except pd.errors.EmptyDataError as err:
                 raise DataFormatError(f"{self.where} is empty: no rows of data.") from err
+            except DataFormatError:
+                raise
             except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as err:
                 raise unreadable(self.where, self.sep, err) from err
             self.label_pos = _column_ref(
