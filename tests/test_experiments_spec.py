@@ -204,3 +204,20 @@ def test_signed_verdicts_and_table_subsets_render(tmp_path: Path) -> None:
     assert "| +5.25 | higher |" in text
     counts = summary(spec, View(_results(spec)))
     assert "- **Table 1**, ours: 1 of 2 within 1σ, 0 within 2σ, 1 further." in counts
+
+
+def test_incdec_defaults_are_the_opid_papers_table1_rows() -> None:
+    """The evaluation layer's copy of OPID's Table 1 rows (it imports no experiment) agrees."""
+    from evofeat.evaluate.batch import INCDEC_PAPER
+    from evofeat.experiments.opid import SETTINGS
+
+    whole = {k for k, s in SETTINGS.items() if s.source == k and s.classes is None}
+    assert set(INCDEC_PAPER) == whole
+    for name, row in INCDEC_PAPER.items():
+        s = SETTINGS[name]
+        assert (row["d_v"], row["d_s"], row["d_a"]) == s.split
+        assert (row["n_cstage"], row["n_estage"], row["batch_size"]) == (
+            s.n_cstage,
+            s.n_i[0],
+            s.n_i[0],
+        )

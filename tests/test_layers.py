@@ -18,8 +18,6 @@ import ast
 import re
 from pathlib import Path
 
-import pytest
-
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "evofeat"
 LEARNERS = frozenset({"linear", "ensemble", "onepass", "selection"})
@@ -103,10 +101,5 @@ def test_no_learner_imports_datasets() -> None:
     assert _forbidden(set(LEARNERS), {"datasets"}) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="evaluate/batch.py's incdec_defaults imports evofeat.experiments.opid.SETTINGS (the "
-    "paper's split per data set); the declarations rewrite (issue 14) removes that edge",
-)
 def test_evaluate_does_not_import_experiments() -> None:
     assert _forbidden({"evaluate"}, {"experiments"}) == []

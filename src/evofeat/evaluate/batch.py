@@ -45,6 +45,7 @@ from evofeat.base.errors import InputError
 __all__ = [
     "BATCH_SCENARIOS",
     "FEATURE_STREAM_DEFAULTS",
+    "INCDEC_PAPER",
     "check_scenario",
     "incdec_defaults",
     "repeat_batch",
@@ -111,6 +112,16 @@ def check_scenario(learner: str, scenario: str | None) -> str:
     )
 
 
+#: The OPID paper's Table 1 rows of the sets it uses whole: (d_v, d_s, d_a) feature counts, the
+#: C-stage rows and the smallest batch size n_i (the E-stage halves). Data, so that the evaluation
+#: layer needs nothing from the experiments (tests/test_experiments_spec.py checks them against
+#: experiments.opid.SETTINGS).
+INCDEC_PAPER: dict[str, dict[str, int]] = {
+    "dna": {"d_v": 50, "d_s": 80, "d_a": 50, "n_estage": 60, "n_cstage": 1200, "batch_size": 60},
+    "splice": {"d_v": 10, "d_s": 40, "d_a": 10, "n_estage": 40, "n_cstage": 2240, "batch_size": 40},
+}
+
+
 def _classes_and_counts(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(np.asarray(y), return_counts=True)
 
@@ -138,22 +149,8 @@ def incdec_defaults(data: Any, given: Mapping[str, Any] | None = None) -> dict[s
     900
     """
     given = dict(given or {})
-    name = str(getattr(data, "name", ""))
-    try:
-        from evofeat.experiments.opid import SETTINGS
-    except ImportError:  # pragma: no cover - the experiments ship with the package
-        SETTINGS = {}
-    s = SETTINGS.get(name)
-    if s is not None and s.source == name and s.classes is None:
-        d_v, d_s, d_a = s.split
-        paper = {
-            "d_v": d_v,
-            "d_s": d_s,
-            "d_a": d_a,
-            "n_estage": s.n_i[0],
-            "n_cstage": s.n_cstage,
-            "batch_size": s.n_i[0],
-        }
+    paper = INCDEC_PAPER.get(str(getattr(data, "name", "")))
+    if paper is not None:
         return {**paper, **given}
     out: dict[str, Any] = {"d_v": 0.25, "d_s": 0.5, "d_a": 0.25}
     classes, counts = _classes_and_counts(data.y)
