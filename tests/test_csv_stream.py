@@ -259,6 +259,9 @@ def test_loading_a_huge_table_whole_is_refused(
         ):
             load(path)
     assert CsvStream(packed).n_rows == 1000  # streaming is not limited
+    refused = _cli("--learner", "pa-i", "--dataset", str(plain), "--repeats", "2")
+    assert refused.exit_code == 2 and "too large to load whole" in refused.output
+    assert json.loads(_cli("--learner", "pa-i", "--dataset", str(plain)).output)["streamed"]
 
 
 # --------------------------------------------------------------------------- the command line

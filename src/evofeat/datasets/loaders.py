@@ -137,10 +137,12 @@ def _table_bytes(path: Path) -> bytes:
             return data if data.strip() else read_bytes(path)  # its message for an empty file
     raise DataFormatError(
         f"{path}: more than {_bytes(limit)} of text (at least {_bytes(size)}), too large"
-        " to load whole (evofeat.datasets.loaders.MAX_TABLE_BYTES). Stream it instead: "
-        "evofeat run --learner <online learner> --dataset FILE with the full scenario, "
-        "--repeats 1, no --permutations and --preprocess none reads it in chunks, as "
-        "evofeat.streams.CsvStream does in Python; or raise the limit if the memory allows."
+        " to load whole (evofeat.datasets.loaders.MAX_TABLE_BYTES; pandas holds several times"
+        " the text). Stream it instead: evofeat run --learner <online learner> --dataset FILE"
+        " with the full scenario, --repeats 1, no --permutations and --preprocess none reads it"
+        " in chunks (evofeat.streams.CsvStream in Python). What needs every row in memory (other"
+        " scenarios, permutations, preprocessing, one-pass estimators, selectors) needs a sample"
+        " of the rows, or the limit raised in Python if the memory allows."
     )
 
 

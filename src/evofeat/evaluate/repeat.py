@@ -155,7 +155,8 @@ def run_once(
 
     ``dataset`` may also be a ready stream that holds no arrays (``chunks``
     and ``internal_columns`` but no ``X``, e.g. a
-    :class:`~evofeat.streams.LibsvmStream` read from disk in chunks): it is
+    :class:`~evofeat.streams.LibsvmStream` or :class:`~evofeat.streams.CsvStream`
+    read from disk in chunks): it is
     run as it is, in its own row order, so ``scenario`` must be ``"full"``
     (or the stream's own) and no ``permutations`` can be applied.
     """
