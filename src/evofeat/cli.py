@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import sys
 from collections.abc import Callable
 from functools import lru_cache
@@ -342,7 +343,16 @@ pooled over the test folds; n_selected is the mean over the folds.
     "ofs-unit-norm, fesl, opid; see evofeat.experiments.protocols); the other flags override "
     "them. Each reproduction report names the command of each of its rows.",
 )
-@click.option("--repeats", default=1, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--repeats",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Row orders to run (repeat r: seed + r, or line r of --permutations). An online "
+    "learner's repeat is summarised as it finishes and its line of repeats.csv written then, so "
+    "memory does not grow with the number of repeats; summary.json lists every repeat's value "
+    "up to 1000 repeats (beyond, mean and std only: the values are in repeats.csv).",
+)
 @_REPEAT_OPTIONS
 @click.option(
     "--out",
@@ -368,12 +378,21 @@ def run(
     fmt: str,
     out: str | None,
 ) -> None:
+    from evofeat._scratch import make_scratch
+    from evofeat.evaluate.repeat import RepeatTally
+
     errors: tuple[type[BaseException], ...] = (*_user_errors(), ValueError, OSError)
+    scratch = None
     try:
         if out:
             _check_writable(Path(out))  # before the run, not after it
-        with _progress(repeats, f"{learner} on {dataset}", "repeat") as step:
-            summary, df = _run(
+            # repeats.csv is written as the repeats finish, into a scratch folder beside --out
+            scratch = make_scratch(Path(out).absolute().parent, f"{Path(out).name}.")
+        with (
+            RepeatTally(None if scratch is None else scratch / "repeats.csv") as tally,
+            _progress(repeats, f"{learner} on {dataset}", "repeat") as step,
+        ):
+            summary, _ = _run(
                 learner,
                 params,
                 dataset,
@@ -387,13 +406,17 @@ def run(
                 jobs,
                 protocol,
                 progress=step,
+                tally=tally,
             )
         if out:
-            _write_out(df, summary, Path(out))
+            _write_out(tally, summary, Path(out))
     except errors as exc:
         # bad input: a message, exit 2, no traceback (and no --out folder: it is written last)
         _fail(exc)
         return
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
     if fmt == "json":
         click.echo(json.dumps(summary, default=float, allow_nan=False))
         return
@@ -450,7 +473,10 @@ def _clean(value: Any) -> Any:
 def _stat(df: Any, column: str, values: bool = True) -> dict[str, Any] | None:
     """``summarize`` of a column; None when the column is missing or undefined (NaN) in every repeat."""
     from evofeat.evaluate import summarize
+    from evofeat.evaluate.repeat import RepeatTally
 
+    if isinstance(df, RepeatTally):
+        return df.stat(column, values)
     if column not in df:
         return None
     vals = df[column].tolist()
@@ -514,10 +540,15 @@ def _run(
     jobs: int,
     protocol: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    tally: Any = None,
 ) -> tuple[dict[str, Any], Any]:
+    """The summary of the run and its table of repeats: a DataFrame, or ``tally`` (a
+    :class:`~evofeat.evaluate.repeat.RepeatTally`) when given: each repeat folded into it as it
+    finishes, in memory independent of the number of repeats (online learners on data in memory;
+    the other runs' tables are folded in at the end)."""
     from evofeat.evaluate import repeat
     from evofeat.evaluate.batch import check_scenario
-    from evofeat.evaluate.repeat import scenario_params_used
+    from evofeat.evaluate.repeat import RepeatTally, iter_repeats, scenario_params_used
     from evofeat.registry import kind_of, make, parameters
     from evofeat.streams import load_permutations
 
@@ -595,18 +626,26 @@ def _run(
                     used.pop("seed", None)
                 sp_ = used
         else:
-            df = repeat(
-                learner,
-                data,
-                scenario,
-                repeats=repeats,
-                n_jobs=jobs,
-                params=lp,
-                scenario_params=sp_,
-                seed=seed,
-                permutations=perms,
-                progress=progress,
-            )
+            online: dict[str, Any] = {
+                "repeats": repeats,
+                "n_jobs": jobs,
+                "params": lp,
+                "scenario_params": sp_,
+                "seed": seed,
+                "permutations": perms,
+            }
+            if tally is None:
+                df = repeat(learner, data, scenario, progress=progress, **online)
+            else:  # each repeat folded as it finishes
+                for row in iter_repeats(learner, data, scenario, **online):
+                    tally.add(row, **_mean_loss(row))
+                    if progress:
+                        progress(tally.n, repeats)
+                df = tally
+    if tally is not None and df is not tally:  # a table kept whole by its runner: folded now
+        for row in df.to_dict("records"):
+            tally.add(row, **_mean_loss(row))
+        df = tally
     if kind == "online":  # the parameters used, defaults filled in
         sp_ = scenario_params_used(scenario, sp_)
     summary: dict[str, Any] = {
@@ -626,22 +665,34 @@ def _run(
         "accuracy": _stat(df, "accuracy"),
         "seconds": _stat(df, "seconds", values=False),
     }
-    regression = summary["accuracy"] is None and "cumulative_loss" in df
+    columns = df.columns if isinstance(df, RepeatTally) else list(df)
+    regression = summary["accuracy"] is None and "cumulative_loss" in columns
     if regression:  # no mistakes to count: the loss is the score
         summary["mistakes"] = None
     if kind == "selector":
         summary["n_selected"] = _stat(df, "n_selected")
-    if "cumulative_loss" in df:
+    if "cumulative_loss" in columns:
         summary["cumulative_loss"] = _stat(df, "cumulative_loss", values=regression)
-        if regression and "n_scored" in df:
-            summary["mean_loss"] = _stat(
-                df.assign(mean_loss=df["cumulative_loss"] / df["n_scored"].clip(lower=1)),
-                "mean_loss",
-                values=regression,
-            )
-    if "n_scored" in df:
-        summary["n_scored"] = int(df["n_scored"].iloc[0])
+        if regression and "n_scored" in columns:
+            if isinstance(df, RepeatTally):
+                summary["mean_loss"] = df.stat("mean_loss", values=regression)
+            else:
+                summary["mean_loss"] = _stat(
+                    df.assign(mean_loss=df["cumulative_loss"] / df["n_scored"].clip(lower=1)),
+                    "mean_loss",
+                    values=regression,
+                )
+    if "n_scored" in columns:
+        first = df.first if isinstance(df, RepeatTally) else df.iloc[0]
+        summary["n_scored"] = int(first["n_scored"])
     return _clean(summary), df
+
+
+def _mean_loss(row: dict[str, Any]) -> dict[str, float]:
+    """A repeat's mean loss over its scored rows (the score of regressors), when it has one."""
+    if row.get("cumulative_loss") is None or row.get("n_scored") is None:
+        return {}
+    return {"mean_loss": float(row["cumulative_loss"]) / max(1, int(row["n_scored"]))}
 
 
 def _learner_name(name: str, scenario: str | None) -> str:
@@ -738,14 +789,39 @@ def _write_atomically(out: Path, write: Callable[[Path], None]) -> None:
 
 
 def _write_files(df: Any, summary: dict[str, Any], tmp: Path) -> None:
+    from evofeat.evaluate.repeat import RepeatTally
+
     (tmp / "summary.json").write_text(
         json.dumps(summary, indent=1, default=float) + "\n", encoding="utf-8"
     )
+    title = f"{summary['dataset']} ({summary['scenario']})"
+    if isinstance(df, RepeatTally):  # repeats.csv written as the repeats finished
+        df.close()
+        if df.csv_path is not None and df.csv_path.exists():
+            shutil.move(df.csv_path, tmp / "repeats.csv")
+        _write_tally_curves(summary["learner"], df, title, tmp)
+        return
     scalar = [
         c for c in df.columns if not df[c].map(lambda v: isinstance(v, list | dict | tuple)).any()
     ]
     df[scalar].to_csv(tmp / "repeats.csv", index=False)
-    _write_curves({summary["learner"]: df}, f"{summary['dataset']} ({summary['scenario']})", tmp)
+    _write_curves({summary["learner"]: df}, title, tmp)
+
+
+def _write_tally_curves(learner: str, tally: Any, title: str, out: Path) -> None:
+    """:func:`_write_curves` from a :class:`~evofeat.evaluate.repeat.RepeatTally`'s running curves."""
+    classifier = tally.stat("accuracy") is not None  # as curve_kind: regressors' accuracy is NaN
+    column, ylabel = (
+        ("curve_mistake_rate", "online mistake rate")
+        if classifier
+        else ("curve_loss", "online average loss")
+    )
+    table = tally.curve(column)
+    if table is None:
+        return
+    stages = tally.first.get("curve_stages")
+    stages = [int(s) for s in stages] if isinstance(stages, list | tuple) else []
+    _draw_curves({learner: table}, column, ylabel, stages, tally.n, title, out)
 
 
 def _write_curves(frames: dict[str, Any], title: str, out: Path) -> None:
@@ -755,10 +831,8 @@ def _write_curves(frames: dict[str, Any], title: str, out: Path) -> None:
     loss of regressors, with a ±1 std band over the repeats and the
     scenario's stage boundaries.
     """
-    import pandas as pd
 
-    from evofeat._curves import curve_kind, curve_stats, plot_curves, stage_boundaries
-    from evofeat.report.figures import new_figure, save_figure
+    from evofeat._curves import curve_kind, curve_stats, stage_boundaries
 
     frames = {k: df for k, df in frames.items() if "curve_rows" in df}
     if not frames:
@@ -766,6 +840,24 @@ def _write_curves(frames: dict[str, Any], title: str, out: Path) -> None:
     first = next(iter(frames.values()))
     column, ylabel = curve_kind(first)
     tables = {k: curve_stats(df, column) for k, df in frames.items()}
+    _draw_curves(tables, column, ylabel, stage_boundaries(first), len(first), title, out)
+
+
+def _draw_curves(
+    tables: dict[str, Any],
+    column: str,
+    ylabel: str,
+    stages: list[int],
+    n: int,
+    title: str,
+    out: Path,
+) -> None:
+    """``curve.csv`` and ``curve.png``/``.svg`` of each learner's ``rows, mean, std`` table."""
+    import pandas as pd
+
+    from evofeat._curves import plot_curves
+    from evofeat.report.figures import new_figure, save_figure
+
     name = column.removeprefix("curve_")
     csv = pd.DataFrame({"rows": next(iter(tables.values()))["rows"]})
     for k, t in tables.items():
@@ -774,8 +866,7 @@ def _write_curves(frames: dict[str, Any], title: str, out: Path) -> None:
         csv[f"{prefix}{name}_std"] = t["std"].to_numpy()
     csv.to_csv(out / "curve.csv", index=False)
     fig, (ax,) = new_figure(1, size=5.0)
-    plot_curves(ax, tables, stage_boundaries(first), ylabel)
-    n = len(first)
+    plot_curves(ax, tables, stages, ylabel)
     ax.set_title(f"{title}, {n} repeat{'s' if n > 1 else ''}" + (" (±1 std)" if n > 1 else ""))
     save_figure(fig, out, "curve")
 

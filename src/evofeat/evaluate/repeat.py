@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import csv
+import math
+from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,7 +18,9 @@ from evofeat.streams import Stream, evolvable, full, haphazard, permutation, tra
 
 __all__ = [
     "SCENARIOS",
+    "RepeatTally",
     "check_online_scenario",
+    "iter_repeats",
     "load_cached",
     "make_stream",
     "repeat",
@@ -219,8 +224,6 @@ def repeat(
     scenario: str = "full",
     *,
     repeats: int = 20,
-    n_jobs: int = 1,
-    runner: Callable[..., Any] | None = None,
     progress: Callable[[int, int], None] | None = None,
     **kw: Any,
 ) -> pd.DataFrame:
@@ -234,30 +237,211 @@ def repeat(
     ``as_dict()`` or a dict); :func:`evofeat.evaluate.batch.repeat_batch`
     runs the one-pass estimators and the feature selectors this way. It must
     be a module-level function so that joblib can send it to the workers.
-    ``progress(done, repeats)`` is called as each repeat finishes. Every
-    repeat runs with one BLAS thread, so the results do not depend on
-    ``n_jobs`` or on where they ran.
+    ``progress(done, repeats)`` is called as each repeat finishes. The other
+    keywords are those of :func:`iter_repeats` (``n_jobs``, ``runner``) and of
+    :func:`run_once`. Every repeat runs with one BLAS thread, so the results
+    do not depend on ``n_jobs`` or on where they ran.
 
     >>> df = repeat("pa-i", "german", "trapezoidal", repeats=3, preprocess="zscore")
     >>> len(df), sorted(df["repeat"])
     (3, [0, 1, 2])
     """
+    rows = []
+    for row in iter_repeats(learner, dataset, scenario, repeats=repeats, **kw):
+        rows.append(row)
+        if progress:
+            progress(len(rows), repeats)
+    return pd.DataFrame(rows).sort_values("repeat").reset_index(drop=True)
+
+
+def iter_repeats(
+    learner: Any,
+    dataset: Any,
+    scenario: str = "full",
+    *,
+    repeats: int = 20,
+    n_jobs: int = 1,
+    runner: Callable[..., Any] | None = None,
+    **kw: Any,
+) -> Iterator[dict[str, Any]]:
+    """The rows of :func:`repeat`, yielded as each repeat finishes (in any order when ``n_jobs > 1``).
+
+    Nothing is kept: with a :class:`RepeatTally` the memory of a run does not
+    grow with the number of repeats. The repeats are made one at a time as
+    workers free up, never all up front.
+
+    >>> [row["repeat"] for row in iter_repeats("pa-i", "german", repeats=2)]
+    [0, 1]
+    """
     from evofeat._parallel import imap_unordered, one_blas_thread
 
     jobs = ((learner, dataset, scenario, kw, r, runner) for r in range(repeats))
-    rows = []
     if n_jobs == 1:
         for j in jobs:
             with one_blas_thread():  # the same sums, in the same order, as in a worker
-                rows.append(_one(j))
-            if progress:
-                progress(len(rows), repeats)
+                row = _one(j)
+            yield row
     else:
         for _, row in imap_unordered(_one, ((j,) for j in jobs), n_jobs):
-            rows.append(row)
-            if progress:
-                progress(len(rows), repeats)
-    return pd.DataFrame(rows).sort_values("repeat").reset_index(drop=True)
+            yield row
+
+
+#: Repeats whose values :class:`RepeatTally` keeps for the summary (``evofeat run``'s summary.json
+#: lists each repeat's value up to this many repeats; beyond, its repeats.csv holds them).
+KEEP_VALUES = 1000
+
+
+class _Running:
+    """Count, mean and sum of squared deviations (Welford), elementwise; NaN once any value is."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.mean: Any = 0.0
+        self.m2: Any = 0.0
+
+    def add(self, value: Any) -> None:
+        self.n += 1
+        delta = value - self.mean
+        self.mean = self.mean + delta / self.n
+        self.m2 = self.m2 + delta * (value - self.mean)
+
+    def std(self) -> Any:
+        return np.sqrt(self.m2 / (self.n - 1)) if self.n > 1 else self.mean * 0.0
+
+
+class RepeatTally:
+    """The repeats of a run, folded as they finish, in memory independent of their number.
+
+    Each repeat's row (as :func:`iter_repeats` yields it) is split: its
+    scalar results (``repeat``, ``mistakes``, ``accuracy``, ``seconds``...)
+    are written as a line of the CSV file ``csv_path`` (in repeat order: a
+    repeat that finishes early waits for those before it, at most one per
+    worker) and summarised by a running mean and variance; its curves (the
+    list columns ``curve_*`` holding one value per curve point) by a running
+    mean and variance at each point. Other list columns (``curve_rows``,
+    ``curve_stages``) are kept from the first repeat. The values of the first
+    ``keep_values`` repeats (default :data:`KEEP_VALUES`) are kept for
+    :meth:`stat`'s ``values``.
+
+    Examples
+    --------
+    >>> tally = RepeatTally()
+    >>> for r, m in enumerate([3, 5, 4]):
+    ...     tally.add({"repeat": r, "mistakes": m, "curve_rows": [1, 2], "curve_x": [m, 2 * m]})
+    >>> tally.n, tally.stat("mistakes")
+    (3, {'mean': 4.0, 'std': 1.0, 'values': [3, 5, 4]})
+    >>> tally.curve("curve_x").to_dict("list")
+    {'rows': [1, 2], 'mean': [4.0, 8.0], 'std': [1.0, 2.0]}
+    """
+
+    def __init__(self, csv_path: str | Path | None = None, keep_values: int | None = None) -> None:
+        self.csv_path = None if csv_path is None else Path(csv_path)
+        self.keep_values = KEEP_VALUES if keep_values is None else keep_values
+        self.n = 0
+        self.first: dict[str, Any] = {}
+        self._stats: dict[str, _Running] = {}
+        self._values: dict[str, list[Any]] = {}
+        self._defined: dict[str, int] = {}  # values that are neither None nor NaN, by column
+        self._curves: dict[str, _Running] = {}
+        self._columns: list[str] | None = None
+        self._waiting: dict[int, dict[str, Any]] = {}
+        self._next = 0
+        self._file: Any = None
+        self._writer: Any = None
+
+    @property
+    def columns(self) -> list[str]:
+        """The scalar columns (those of the CSV), in the first repeat's order."""
+        return list(self._columns or [])
+
+    def add(self, row: Mapping[str, Any], **derived: float) -> None:
+        """Fold one repeat's ``row``; ``derived`` values are summarised too, not written."""
+        if self._columns is None:
+            self.first = {k: v for k, v in row.items() if not _is_curve(k, v)}
+            self._columns = [k for k, v in row.items() if not isinstance(v, list | tuple | dict)]
+        self.n += 1
+        for key, value in row.items():
+            if _is_curve(key, value):
+                self._curves.setdefault(key, _Running()).add(np.asarray(value, dtype=float))
+        for key, value in [*((k, row.get(k)) for k in self._columns), *derived.items()]:
+            self._fold(key, value)
+        self._write({k: row.get(k) for k in self._columns})
+
+    def _fold(self, key: str, value: Any) -> None:
+        if hasattr(value, "item"):
+            value = value.item()
+        if isinstance(value, bool) or not isinstance(value, int | float | type(None)):
+            return
+        kept = self._values.setdefault(key, [])
+        if len(kept) < self.keep_values:
+            kept.append(value)
+        x = math.nan if value is None else float(value)
+        self._stats.setdefault(key, _Running()).add(x)
+        if not math.isnan(x):
+            self._defined[key] = self._defined.get(key, 0) + 1
+
+    def _write(self, line: dict[str, Any]) -> None:
+        if self.csv_path is None:
+            return
+        if self._writer is None:
+            self._file = self.csv_path.open("w", newline="", encoding="utf-8")
+            self._writer = csv.DictWriter(self._file, fieldnames=self._columns or [])
+            self._writer.writeheader()
+        r = line.get("repeat")
+        if not isinstance(r, int | np.integer):  # no repeat number: as it comes
+            self._writer.writerow(line)
+            return
+        self._waiting[int(r)] = line
+        while self._next in self._waiting:
+            self._writer.writerow(self._waiting.pop(self._next))
+            self._next += 1
+
+    def close(self) -> None:
+        """Write the lines still waiting (repeats missing before them) and close the file."""
+        if self._writer is not None:
+            for r in sorted(self._waiting):
+                self._writer.writerow(self._waiting.pop(r))
+            self._file.close()
+            self._writer = None
+
+    def __enter__(self) -> RepeatTally:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def stat(self, column: str, values: bool = True) -> dict[str, Any] | None:
+        """:func:`summarize` of a column over the repeats; ``None`` when it is missing or undefined
+        (None or NaN) in every repeat. Beyond ``keep_values`` repeats the mean and std are the
+        running ones and ``values`` is left out (every value is in the CSV file)."""
+        run = self._stats.get(column)
+        if run is None or not self._defined.get(column):
+            return None
+        kept = self._values[column]
+        if len(kept) == run.n:
+            out = summarize([math.nan if v is None else v for v in kept])
+        else:
+            out = {"mean": float(run.mean), "std": float(run.std())}
+        if not values:
+            out.pop("values", None)
+        return out
+
+    def curve(self, column: str) -> pd.DataFrame | None:
+        """Rows, mean and sample std (ddof=1; 0 for one repeat) of a curve over the repeats."""
+        run = self._curves.get(column)
+        if run is None:
+            return None
+        rows = np.asarray(self.first.get("curve_rows", np.arange(1, np.size(run.mean) + 1)))
+        return pd.DataFrame({"rows": rows, "mean": run.mean, "std": run.std()})
+
+
+def _is_curve(key: str, value: Any) -> bool:
+    """A per-point curve column (``curve_mistake_rate``, ``curve_loss``), not its rows or stages."""
+    return (
+        key.startswith("curve_")
+        and key not in ("curve_rows", "curve_stages")
+        and isinstance(value, list | tuple | np.ndarray)
+    )
 
 
 def summarize(values: Any) -> dict[str, Any]:
