@@ -258,6 +258,8 @@ def test_needs_data_is_the_reports_line(isolated: Path) -> None:
     assert registry.needs_data("covtype") == (
         "needs data covtype: covtype has no source that evofeat can download and verify by itself:"
     )
+    reason = get_entry("rfid").records[0].source["reason"]
+    assert registry.needs_data("RFID") == f"needs data rfid: not public ({reason})"
 
 
 def test_download_all_skips_the_not_public_sets_with_their_reason(

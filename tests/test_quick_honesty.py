@@ -8,8 +8,9 @@ gets right after ``pip install evofeat``. Issue 14 asks that such a report
 2. says it is quick;
 3. prints the repeats it actually ran (and no heading claims more);
 4. lists every cell it skipped and why, where missing data names the data set
-   and how to get it (the registry's sentence: ``registry.needs_data(name)``,
-   "needs data NAME: " and the first line of ``registry.how_to_get(name)``).
+   and how to get it: the registry's line ``registry.needs_data(name)``
+   ("needs data NAME: not public (why)", or "needs data NAME: " and the first
+   line of ``registry.how_to_get(name)``).
 
 Where today's reports miss a requirement, the test is marked
 ``xfail(strict=True)`` with what is missing, so that it flips (and fails as
@@ -32,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from evofeat.datasets.errors import UnknownDatasetError
-from evofeat.datasets.registry import get_entry, how_to_get, names, status
+from evofeat.datasets.registry import get_entry, names, needs_data, status
 
 PAPERS = ["stsd", "ofs", "fesl", "opid", "ceofs"]
 WITH_PUBLISHED = ["stsd", "ofs", "fesl", "opid"]  # CEOFS's tables are lost from its text
@@ -103,13 +104,12 @@ def _xfail(reason: str) -> pytest.MarkDecorator:
     return pytest.mark.xfail(strict=True, reason=reason)
 
 
-def _how_to_get(name: str, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> str:
-    """The registry's one sentence for ``name``, as the run's environment words it."""
+def _in_run_env(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Look at the registry as the run did (its data folder and user cache)."""
     for key in ("HOME", "EVOFEAT_DATA"):
         monkeypatch.setenv(key, env[key])
     for key in [k for k in os.environ if k.startswith("XDG_")]:
         monkeypatch.delenv(key)
-    return how_to_get(name).splitlines()[0]
 
 
 def _registered(dataset: str) -> str | None:
@@ -276,17 +276,11 @@ def test_missing_data_is_named_with_the_registrys_way_to_get_it(
             registered = _registered(row["dataset"])
             if row["verdict"] == "not run" and registered is not None:
                 needed.add(registered)
+    _in_run_env(run.env, monkeypatch)
     groups = [[n] for n in sorted(needed)] + _paper_sets(paper)
     missing = []
     for group in groups:
-        said = []
-        for name in group:
-            sentence = _how_to_get(name, run.env, monkeypatch)
-            if status(name) == "here":  # in the run's environment
-                said.append(name)
-            elif f"needs data {name}" in report and sentence in report:
-                said.append(name)
-        if not said:
-            missing.append(f"needs data {group[0]}: {_how_to_get(group[0], run.env, monkeypatch)}")
+        if not any(status(n) == "here" or needs_data(n) in report for n in group):
+            missing.append(needs_data(group[0]))
     assert needed or paper == "stsd", "a fresh machine lacks data every paper uses"
     assert not missing, "not said: " + " | ".join(missing)

@@ -532,11 +532,9 @@ def how_to_get(name: str | DatasetEntry) -> str:
         f"(holding {', '.join(entry.files)})"
     )
     if not entry.public:
-        why = "; ".join(
-            dict.fromkeys(str(r.source["reason"]) for r in entry.records if not r.public)
-        )
         return (
-            f"{entry.name} is not public: {why}. The cells that need it cannot be run; a user who "
+            f"{entry.name} is not public: {_why_not_public(entry)}. The cells that need it cannot "
+            "be run; a user who "
             f"holds a copy places it ({entry.format}) at {', '.join(entry.files)} under "
             f"{cache_dir()} or ${ENV_VAR}."
         )
@@ -599,21 +597,28 @@ def not_found_message(entry: DatasetEntry, missing: list[FileRecord]) -> str:
     return "\n".join(lines)
 
 
+def _why_not_public(entry: DatasetEntry) -> str:
+    return "; ".join(dict.fromkeys(str(r.source["reason"]) for r in entry.records if not r.public))
+
+
 def needs_data(name: str | DatasetEntry) -> str:
     """The line a report prints for a cell skipped for want of ``name``'s files.
 
-    "needs data NAME: " and the first line of :func:`how_to_get` (with the
-    names the papers print resolved: "SensIT Vehicle" gives sensit-vehicle).
+    "needs data NAME: not public (why)" for a set with no public source, else
+    "needs data NAME: " and the first line of :func:`how_to_get`. The names
+    the papers print are resolved ("SensIT Vehicle" gives sensit-vehicle).
 
     Examples
     --------
     >>> from evofeat.datasets.registry import needs_data
-    >>> needs_data("KDDCUP08")[:46]
-    'needs data kddcup08: kddcup08 is not public: t'
+    >>> needs_data("KDDCUP08")[:54]
+    'needs data kddcup08: not public (the KDD Cup 2008 data'
     >>> needs_data("gisette-train").split(" (from")[0]
     'needs data gisette-train: run `evofeat datasets download gisette-train`'
     """
     entry = _entry(name)
+    if not entry.public:
+        return f"needs data {entry.name}: not public ({_why_not_public(entry)})"
     return f"needs data {entry.name}: {how_to_get(entry).splitlines()[0]}"
 
 
