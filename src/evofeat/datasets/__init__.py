@@ -8,7 +8,13 @@ Dataset('german', 1000 rows x 24 features, binary, sparse)
 """
 
 from .dataset import Dataset
-from .errors import ChecksumError, DataFormatError, DataNotFoundError, UnknownDatasetError
+from .errors import (
+    ChecksumError,
+    DataFormatError,
+    DataNotFoundError,
+    UnknownDatasetError,
+    UnverifiedDownloadWarning,
+)
 from .fetch import download
 from .loaders import load, stsd_german_permutations
 from .preprocessing import PREPROCESSORS, preprocess, register_preprocessor
@@ -22,6 +28,7 @@ __all__ = [
     "Dataset",
     "DatasetInfo",
     "UnknownDatasetError",
+    "UnverifiedDownloadWarning",
     "cache_dir",
     "download",
     "find",
