@@ -168,8 +168,8 @@ _CLAIM = re.compile(r"(\d+) (?:runs?|permutations|repeats|orders)\b")
         pytest.param(
             "ofs",
             marks=_xfail(
-                "report/ofs: the Table 2 headings say '20 permutations' and Figure 2's caption "
-                "'Mean over 5 permutations (20 at 0.1 ...)' where the quick run made 2"
+                "report/ofs: Figure 2's caption says 'Mean over 5 permutations (20 at 0.1, the "
+                "Table 2 cells)' where the quick run made 2"
             ),
         ),
         "fesl",
