@@ -34,7 +34,7 @@ What a repeat reports (the columns of the table):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -47,9 +47,13 @@ __all__ = [
     "FEATURE_STREAM_DEFAULTS",
     "INCDEC_PAPER",
     "check_scenario",
+    "fold_predict",
     "incdec_defaults",
+    "n_relevant",
     "repeat_batch",
     "run_batch_once",
+    "selection_folds",
+    "selection_variants",
     "split_selection_errors",
 ]
 
@@ -265,17 +269,88 @@ def selection_folds(
     >>> [len(test) for _, test, _, _ in it]
     [20, 20]
     """
-    from sklearn.model_selection import StratifiedKFold
-
     from evofeat.streams.feature_stream import run_selector
 
-    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    for train, test in cv.split(np.zeros((len(y), 1)), y):
+    for train, test in _stratified_folds(y, folds, seed):
         if make_selector is None:
             yield train, test, None, None
             continue
         selector = make_selector()
         yield train, test, selector, run_selector(selector, stream, train)
+
+
+def _stratified_folds(y: np.ndarray, folds: int, seed: int | None) -> Iterator[Any]:
+    """(train, test) of a shuffled stratified k-fold split: the feature-stream protocol's folds."""
+    from sklearn.model_selection import StratifiedKFold
+
+    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    return cv.split(np.zeros((len(y), 1)), y)  # type: ignore[no-any-return]
+
+
+def selection_variants(
+    stream: Any,
+    y: np.ndarray,
+    make_selector: Callable[[], Any],
+    variants: Sequence[Mapping[str, Any]],
+    *,
+    folds: int,
+    seed: int | None,
+) -> Iterator[tuple[np.ndarray, np.ndarray, list[np.ndarray]]]:
+    """:func:`selection_folds` for parameters that act in the online phase only (CEOFS's θ2).
+
+    In each fold the selector fits the historical block of the training rows
+    once; a copy of it per entry of ``variants`` (``set_params(**variant)``)
+    then reads the arriving columns. Yields ``(train, test, columns)`` with
+    the kept columns of each variant, in order.
+
+    >>> from evofeat.registry import make
+    >>> from evofeat.streams.feature_stream import feature_stream
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.normal(size=(40, 6)), np.repeat([-1, 1], 20)
+    >>> fs = feature_stream(X, y, historical_fraction=0.5, seed=0)
+    >>> it = selection_variants(fs, y, lambda: make("ceofs"), [{"theta2": 0.3}, {"theta2": 0.8}], folds=2, seed=0)
+    >>> [len(cols) for _, _, cols in it]
+    [2, 2]
+    """
+    import copy
+
+    for train, test in _stratified_folds(y, folds, seed):
+        base = make_selector()
+        base.fit(stream.X[np.ix_(train, stream.historical)], stream.y[train])
+        kept = []
+        for params in variants:
+            sel = copy.deepcopy(base).set_params(**params)
+            for j in stream.arriving:
+                sel.add_feature(stream.X[train, j])
+            kept.append(stream.order[sel.get_support(indices=True)])
+        yield train, test, kept
+
+
+def fold_predict(
+    classifier: str, X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray
+) -> np.ndarray:
+    """``classifier`` (``"svm"``: RBF SVM, ``"knn"``: 3-NN, both on standardised columns) trained
+    on a fold and predicting its test rows; with no column, the training majority class.
+
+    >>> fold_predict("knn", np.zeros((4, 0)), np.array([1, 1, -1, 1]), np.zeros((2, 0))).tolist()
+    [1, 1]
+    """
+    if X_train.shape[1] == 0:
+        vals, cnt = np.unique(y_train, return_counts=True)
+        return np.full(X_test.shape[0], vals[np.argmax(cnt)])
+    return np.asarray(_classifier(classifier).fit(X_train, y_train).predict(X_test))
+
+
+def n_relevant(X: np.ndarray, y: np.ndarray, test: str = "fisher-z", alpha: float = 0.05) -> int:
+    """How many columns of ``X`` depend on ``y`` alone (a marginal test at ``alpha``).
+
+    >>> rng = np.random.default_rng(0); y = np.repeat([-1.0, 1.0], 50)
+    >>> n_relevant(np.column_stack([y + rng.normal(size=100), rng.normal(size=100)]), y)
+    1
+    """
+    from evofeat.selection._base import marginal_association
+
+    return int(marginal_association(X, np.asarray(y, dtype=float), test, alpha)[1].sum())
 
 
 def _run_feature_stream(
@@ -321,12 +396,9 @@ def _run_feature_stream(
         stream, y, make_selector, folds=folds, seed=split_seed
     ):
         chosen = np.asarray(run.columns, dtype=np.int64)
-        if chosen.size:
-            clf = _classifier(used["classifier"]).fit(X[np.ix_(train, chosen)], y[train])
-            pred = clf.predict(X[np.ix_(test, chosen)])
-        else:  # nothing selected: the training fold's majority class
-            vals, cnt = np.unique(y[train], return_counts=True)
-            pred = np.full(test.size, vals[np.argmax(cnt)])
+        pred = fold_predict(
+            used["classifier"], X[np.ix_(train, chosen)], y[train], X[np.ix_(test, chosen)]
+        )
         mistakes += int(np.sum(pred != y[test]))
         n_selected.append(int(chosen.size))
         fit_s += run.fit_seconds

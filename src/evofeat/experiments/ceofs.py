@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import math
 import os
-import time
-import tracemalloc
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from evofeat.evaluate.footprint import measure_group_construction, peak_memory
 from evofeat.experiments.base import Cell, Paper
 
 __all__ = ["PAPER", "CEOFSPaper", "measure_group_construction", "peak_memory"]
@@ -79,129 +77,29 @@ def _test_for(method: str, dataset: str) -> str | None:
     return "g2" if method in ("osfs", "fast-osfs") else "mi"
 
 
-# ---------------------------------------------------------------------- memory
-def _proc_status_kib(field: str) -> int | None:
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-def peak_memory(fn: Callable[[], Any]) -> tuple[Any, dict[str, float]]:
-    """Run ``fn()`` and measure its time and peak memory.
-
-    Returns ``(result, info)`` with ``seconds``, ``traced_peak_mb`` (the
-    peak of memory allocated through Python and numpy, by
-    :mod:`tracemalloc`) and, on Linux, ``rss_peak_mb``: the rise of the
-    process's resident-set high-water mark over the resident size before the
-    call (the mark is reset through ``/proc/self/clear_refs``), which also
-    counts buffers allocated in C/C++ code such as scipy's linkage.
-
-    >>> _, info = peak_memory(lambda: np.ones(10**6))
-    >>> info["traced_peak_mb"] > 7.5
-    True
-    """
-    reset = False
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        reset = True
-    except OSError:
-        pass
-    base = _proc_status_kib("VmRSS")
-    tracemalloc.start()
-    tic = time.perf_counter()
-    try:
-        result = fn()
-        seconds = time.perf_counter() - tic
-        traced = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    info = {"seconds": seconds, "traced_peak_mb": traced / 2**20}
-    hwm = _proc_status_kib("VmHWM")
-    if reset and base is not None and hwm is not None:
-        info["rss_peak_mb"] = max(0, hwm - base) / 1024
-    return result, info
-
-
-def measure_group_construction(
-    X: np.ndarray, *, n_runs: int = 10, seed: int = 0, **kwargs: Any
-) -> dict[str, Any]:
-    """Time, peak memory and phases of CEOFS's group construction on ``X``.
-
-    >>> rng = np.random.default_rng(0)
-    >>> out = measure_group_construction(rng.normal(size=(30, 50)), n_runs=3)
-    >>> out["n_features"], out["n_groups"] > 0
-    (50, True)
-    """
-    from evofeat.selection.groups import ensemble_groups
-
-    phases: dict[str, float] = {}
-    groups, info = peak_memory(
-        lambda: ensemble_groups(
-            X, n_runs=n_runs, rng=np.random.default_rng(seed), timings=phases, **kwargs
-        )
-    )
-    sizes = np.bincount(groups) if groups.size else np.zeros(0, dtype=np.int64)
-    d = X.shape[1]
-    return {
-        "n_rows": int(X.shape[0]),
-        "n_features": int(d),
-        "n_runs": n_runs,
-        "n_groups": int(sizes.size),
-        "largest_group": int(sizes.max()) if sizes.size else 0,
-        "singletons": int((sizes == 1).sum()),
-        "condensed_mb_float32": d * (d - 1) / 2 * 4 / 2**20,
-        **info,
-        **{f"seconds_{k}": v for k, v in phases.items()},
-    }
-
-
 # ---------------------------------------------------------------------- one cell
-def _classifiers() -> dict[str, Any]:
-    from sklearn.neighbors import KNeighborsClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-    from sklearn.svm import SVC
-
-    return {
-        "svm_rbf": make_pipeline(StandardScaler(), SVC(C=1.0, kernel="rbf", gamma="scale")),
-        "knn3": make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=3)),
-    }
-
-
 def _accuracies(
     Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, yte: np.ndarray
 ) -> dict[str, float]:
     """Accuracy of each classifier; with no feature, the training majority class."""
-    if Xtr.shape[1] == 0:
-        vals, counts = np.unique(ytr, return_counts=True)
-        acc = float(np.mean(yte == vals[np.argmax(counts)]))
-        return dict.fromkeys(CLASSIFIERS, acc)
-    out = {}
-    for name, clf in _classifiers().items():
-        clf.fit(Xtr, ytr)
-        out[name] = float(np.mean(clf.predict(Xte) == yte))
-    return out
+    from evofeat.evaluate.batch import fold_predict
+
+    kind = {"svm_rbf": "svm", "knn3": "knn"}
+    return {c: float(np.mean(fold_predict(kind[c], Xtr, ytr, Xte) == yte)) for c in CLASSIFIERS}
 
 
 def _selector(method: str, params: dict[str, Any], seed: int) -> Any:
-    from evofeat.selection import SELECTORS
+    from evofeat.registry import make
 
     skip = {"folds", "historical_fraction"}
     kwargs = {k: v for k, v in params.items() if k not in skip and v is not None}
     if method in ("ceofs", "cofs"):
         kwargs["seed"] = seed
-    return SELECTORS[method](**kwargs)
+    return make(method, **kwargs)
 
 
 def _run_selection_cell(cell: Cell) -> dict[str, Any]:
-    from evofeat.evaluate.batch import selection_folds
-    from evofeat.selection._base import marginal_association
+    from evofeat.evaluate.batch import n_relevant, selection_folds
     from evofeat.streams.feature_stream import feature_stream
 
     X, y, _ = _load(cell.dataset)
@@ -222,8 +120,7 @@ def _run_selection_cell(cell: Cell) -> dict[str, Any]:
     for train, test, sel, run in selection_folds(
         stream, y, make, folds=p.get("folds", N_FOLDS), seed=cell.repeat
     ):
-        dep = marginal_association(X[train], y[train].astype(float), "fisher-z", 0.05)[1]
-        res["n_relevant"].append(float(dep.sum()))
+        res["n_relevant"].append(float(n_relevant(X[train], y[train], "fisher-z", 0.05)))
         if run is None:
             chosen = np.arange(X.shape[1])
             fit_s = online_s = 0.0
@@ -254,33 +151,24 @@ def _run_selection_cell(cell: Cell) -> dict[str, Any]:
 def _run_threshold_cell(cell: Cell) -> dict[str, Any]:
     """CEOFS at several θ2 on one split: θ2 acts in the online phase only, so each fold's
     historical groups are built once and copied for every threshold."""
-    import copy
-
-    from sklearn.model_selection import StratifiedKFold
-
+    from evofeat.evaluate.batch import selection_variants
     from evofeat.streams.feature_stream import feature_stream
 
     X, y, _ = _load(cell.dataset)
     p = cell.params
     thetas = [float(t) for t in p["theta2"]]
-    stream = feature_stream(
-        X,
-        y,
-        historical_fraction=p.get("historical_fraction", HISTORICAL_FRACTION),
-        seed=cell.repeat,
-    )
-    folds = StratifiedKFold(
-        n_splits=p.get("folds", N_FOLDS), shuffle=True, random_state=cell.repeat
-    )
+    hist = p.get("historical_fraction", HISTORICAL_FRACTION)
+    stream = feature_stream(X, y, historical_fraction=hist, seed=cell.repeat)
     out: dict[str, Any] = {"theta2": thetas}
-    for train, test in folds.split(X, y):
-        base = _selector(cell.method, {**p, "theta2": thetas[0]}, cell.repeat)
-        base.fit(X[np.ix_(train, stream.historical)], y[train])
-        for t in thetas:
-            sel = copy.deepcopy(base).set_params(theta2=t)
-            for j in stream.arriving:
-                sel.add_feature(X[train, j])
-            chosen = stream.order[sel.get_support(indices=True)]
+    for train, test, kept in selection_variants(
+        stream,
+        y,
+        lambda: _selector(cell.method, {**p, "theta2": thetas[0]}, cell.repeat),
+        [{"theta2": t} for t in thetas],
+        folds=p.get("folds", N_FOLDS),
+        seed=cell.repeat,
+    ):
+        for t, chosen in zip(thetas, kept, strict=True):
             acc = _accuracies(X[np.ix_(train, chosen)], y[train], X[np.ix_(test, chosen)], y[test])
             for k, v in (*acc.items(), ("n_selected", float(chosen.size))):
                 out.setdefault(f"{k}_folds@{t}", []).append(v)
