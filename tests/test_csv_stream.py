@@ -162,6 +162,31 @@ def test_label_column_is_said_and_chosen(tmp_path: Path) -> None:
     assert CsvStream(path, label_column="0").feature_names == ["a", "b"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a,b,y\n1,2,0\n3,abc,1\n5,6,0\n",
+        "a,b,y\n1,2,0\n3,nan,1\n",
+        "a,b,y\n1,2,0\n3,1e999,1\n",
+        "a,b,y\n1,2,0\n3,4\n5,6,1\n",
+        "a,b,y\n1,2,0\n3,4,1,7\n",
+        "\n\na,b,y\n\n1,x,0\n2,3,1\n",
+        "a,b,y\n",
+        "a,a,y\n1,2,0\n",
+        "y\n1\n0\n",
+        "",
+    ],
+)
+def test_bad_files_get_the_loaders_message(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    with pytest.raises(DataFormatError) as loaded:
+        load(path, missing="keep")
+    with pytest.raises(DataFormatError) as streamed:
+        CsvStream(path)
+    assert str(streamed.value) == str(loaded.value)
+
+
 def test_ragged_line_in_a_later_block_is_named(tmp_path: Path) -> None:
     ds = load("german")
     path = write_table(tmp_path / "g.csv", ds.X, ds.y)

@@ -51,6 +51,7 @@ from evofeat.datasets.readers import (
     _check_header,
     check_ragged,
     guess_sep,
+    read_bytes,
     table_header,
     table_options,
     unreadable,
@@ -218,6 +219,7 @@ class CsvStream:
         self._header = header
         self._label_ref = label_column
         self._decimal = "."
+        self.columns: list[Any] = []  # the header's names (positions without one): set by _layout
         self._survey(label_column is None)
         self._code_labels(task, binary_positive)
         self.info: dict[str, Any] = {"scenario": "full", "source": self.where}
@@ -250,59 +252,65 @@ class CsvStream:
         want: tuple[int, int] | None = None
         for text, first_line in self._texts():
             if want is None:
-                text, first_line, want = self._first_block(text, first_line)
+                if not text.strip():
+                    continue
+                if not self.columns:
+                    self._layout(text, first_line)
+                text, first_line, want = self._data_part(text, first_line)
                 if not text.strip():
                     continue
             else:
                 check_ragged(text, self.sep, self.where, first_line=first_line, want=want)
             frame = self._parse(text, first_line)
             yield frame, LineMap([(self.where, text, 0, 0)], first_line=first_line)
-        if want is None:
+        if want is None:  # nothing but blanks: the loader's message
+            read_bytes(self.path)
             raise DataFormatError(f"{self.where} is empty: no rows of data.")
 
-    def _first_block(self, text: bytes, first_line: int) -> tuple[bytes, int, tuple[int, int]]:
-        """Separator, header, columns and decimal mark from the first block; returns its data part."""
-        if not hasattr(self, "columns"):
-            self.sep = self._sep or guess_sep(text, _suffix(self.path))
-            check_ragged(text, self.sep, self.where, first_line=first_line)
-            try:
-                self.has_header = table_header(text, self.where, self.sep, self._header)
-                if self.has_header:
-                    _check_header(text, self.sep, self.where)
-                    names = pd.read_csv(
-                        io.BytesIO(text), header=0, nrows=0, **table_options(self.sep)
-                    )
-                    self.columns: list[Any] = list(names.columns)
-                else:
-                    head = pd.read_csv(
-                        io.BytesIO(text), header=None, nrows=1, **table_options(self.sep)
-                    )
-                    self.columns = list(range(head.shape[1]))
-            except pd.errors.EmptyDataError as err:
-                raise DataFormatError(f"{self.where} is empty: no rows of data.") from err
-            except DataFormatError:
-                raise
-            except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as err:
-                raise unreadable(self.where, self.sep, err) from err
-            self.label_pos = _column_ref(
-                -1 if self._label_ref is None else self._label_ref,
-                self.columns,
-                self.has_header,
-                self.where,
+    def _layout(self, text: bytes, first_line: int) -> None:
+        """Separator, header, columns, label column and decimal mark, from the first block (as the loader decides them)."""
+        self.sep = self._sep or guess_sep(text, _suffix(self.path))
+        check_ragged(text, self.sep, self.where, first_line=first_line)
+        try:
+            self.has_header = table_header(text, self.where, self.sep, self._header)
+            if self.has_header:
+                _check_header(text, self.sep, self.where)
+            head = pd.read_csv(
+                io.BytesIO(text),
+                header=0 if self.has_header else None,
+                nrows=0 if self.has_header else 1,
+                **table_options(self.sep),
             )
-        lines = text.split(b"\n")
-        first = next(i for i, ln in enumerate(lines) if ln.strip())
-        want = (first_line + first, len(self.columns))
-        if self.has_header:  # the data start after the header line
-            cut = sum(len(ln) + 1 for ln in lines[: first + 1])
-            text, first_line = text[cut:], first_line + first + 1
-        if not hasattr(self, "_decimal_checked") and text.strip():
-            self._decimal_checked = True
-            frame = self._parse(text, first_line)
+        except pd.errors.EmptyDataError as err:
+            raise DataFormatError(f"{self.where} is empty: no rows of data.") from err
+        except DataFormatError:
+            raise
+        except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as err:
+            raise unreadable(self.where, self.sep, err) from err
+        self.columns = list(head.columns) if self.has_header else list(range(head.shape[1]))
+        ref = -1 if self._label_ref is None else self._label_ref
+        self.label_pos = _column_ref(ref, self.columns, self.has_header, self.where)
+        data, data_line, _ = self._data_part(text, first_line)
+        if data.strip():
+            frame = self._parse(data, data_line)
             frame.columns = self.columns
             if warn_decimal_commas(frame, self.where, self.sep):
                 self._decimal = ","
-        return text, first_line, want
+
+    def _data_part(self, text: bytes, first_line: int) -> tuple[bytes, int, tuple[int, int]]:
+        """The first block from its first non-blank line, without the header line; ``(line, fields)`` of that line."""
+        start = 0
+        while True:  # skip blank lines (the block holds a non-blank one)
+            end = text.find(b"\n", start)
+            stop = len(text) if end < 0 else end
+            if text[start:stop].strip():
+                break
+            start = stop + 1
+        line = first_line + text.count(b"\n", 0, start)
+        want = (line, len(self.columns))
+        if self.has_header:  # the data start after the header line
+            return text[stop + 1 :], line + 1, want
+        return text[start:], line, want
 
     def _parse(self, text: bytes, first_line: int) -> pd.DataFrame:
         try:
