@@ -320,6 +320,8 @@ def test_stdin_format_is_decided_by_the_first_character() -> None:
 
     with pytest.raises(InputError, match="standard input is a terminal"):
         stdin_format(Terminal())
+    with pytest.raises(InputError, match="standard input is compressed.*zcat"):
+        stdin_format(io.BytesIO(gzip.compress(b"1 1:2\n")))
 
 
 def test_libsvm_stream_reads_standard_input_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,7 +28,7 @@ from evofeat.base.feature_index import FeatureIndex
 from evofeat.datasets._libsvm_parse import remap_rows
 from evofeat.datasets.errors import DataFormatError
 from evofeat.datasets.readers import LibsvmArrays, libsvm_arrays, warn_zero_based
-from evofeat.datasets.textio import iter_blocks, open_binary
+from evofeat.datasets.textio import BZ2_MAGIC, GZIP_MAGIC, iter_blocks, open_binary
 from evofeat.streams.stream import Chunk
 
 __all__ = ["DEFAULT_BLOCK_BYTES", "LIBSVM_SUFFIXES", "LibsvmStream", "libsvm_path", "stdin_format"]
@@ -445,4 +445,12 @@ def stdin_format(stdin: IO[bytes] | None = None) -> str:
         fh.seek(at)
     else:
         head = b""
+    if head[:2] == GZIP_MAGIC or head[:3] == BZ2_MAGIC:
+        raise InputError(
+            "standard input is compressed",
+            expected="LIBSVM or JSON Lines text",
+            received="gzip or bzip2 data",
+            fix="decompress it on the way in: zcat data.libsvm.gz | evofeat run --dataset - ..., "
+            "or pass the .gz file itself as --dataset",
+        )
     return "libsvm" if head.lstrip()[:1] not in (b"{", b"") else "jsonl"
