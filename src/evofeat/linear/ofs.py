@@ -197,7 +197,7 @@ _STEP_DOC = """
         per-coordinate step (Duchi, Hazan & Singer, JMLR 2011, diagonal form) on the
         same rows, each feature ``i`` of the row taking ``G_i += g_i^2`` and
         ``w~_i += -lr g_i / sqrt(eps + G_i)`` with ``g = -y x`` the hinge's subgradient
-        (``G_i`` starts at 0 for a new feature; an absent one keeps it). The decay
+        (``G_i`` starts at 0 for a new feature; an absent or truncated one keeps it). The decay
         ``1 - lr l2``, the projection onto the L2 ball and the truncation are the
         paper's. Exact: the steps are added to ``v`` divided by the scale, O(nnz) as
         before, and the decay and projection stay one factor each, O(1). The ball is

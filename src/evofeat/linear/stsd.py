@@ -170,8 +170,8 @@ class STSD(OnlineLearner):
     2011, diagonal form): on the same rows (``l > 0``; a mistake for
     ``stsd-i-per``) each feature ``i`` of the row, old or new, takes
     ``G_i += x_i^2`` and ``w_i += lr y x_i / sqrt(eps + G_i)`` (the hinge's
-    subgradient is ``-y x``; ``G_i`` starts at 0 for a new feature and an
-    absent one keeps it), then the same scaling onto the L1 ball and the same
+    subgradient is ``-y x``; ``G_i`` starts at 0 for a new feature, and an
+    absent or truncated one keeps it), then the same scaling onto the L1 ball and the same
     truncation. The PA step rule (and so C) no longer enters: ``stsd``,
     ``stsd-i`` and ``stsd-ii`` become one learner; ``stsd-i-per`` keeps its
     mistake-driven rule, ``-all`` and ``-rand`` their truncation. What is
