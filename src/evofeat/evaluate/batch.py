@@ -45,10 +45,12 @@ from evofeat.base.errors import InputError
 __all__ = [
     "BATCH_SCENARIOS",
     "FEATURE_STREAM_DEFAULTS",
+    "INCDEC_DIAGNOSTICS",
     "INCDEC_PAPER",
     "check_scenario",
     "fold_predict",
     "incdec_defaults",
+    "incdec_once",
     "n_relevant",
     "repeat_batch",
     "run_batch_once",
@@ -560,3 +562,57 @@ def split_selection_errors(
         model = KNeighborsClassifier(n_neighbors=knn).fit(train[:, cols], y_train)
         out["knn_error"].append(float(np.mean(model.predict(test[:, cols]) != y_test)))
     return out
+
+
+#: Diagnostics of the two stages of OPID (the paper's E-stage investigation): ``cstage`` scores
+#: the C-stage model alone (argmax of Z = X_s W_s*), ``opid-z`` fits OPID on the survived columns.
+INCDEC_DIAGNOSTICS = ("cstage", "opid-z")
+
+
+def incdec_once(
+    learner: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    scenario: Mapping[str, Any],
+    seed: int,
+    params: Mapping[str, Any] | None = None,
+    attributes: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Draw an incdec scenario (``scenario``: d_v, d_s, d_a, batch_size, n_cstage, n_estage) with
+    ``seed``, fit ``learner`` (or a diagnostic of :data:`INCDEC_DIAGNOSTICS`) and score it.
+
+    Returns :func:`evofeat.onepass.run_incdec`'s dict (a diagnostic: its accuracy), with the
+    fitted model's ``attributes`` (attribute -> key; a tuple's first item) added when present.
+
+    >>> rng = np.random.default_rng(0); X = rng.random((400, 12)); y = np.where(X[:, 4] > 0.5, 1, -1)
+    >>> sc = {"d_v": 3, "d_s": 6, "d_a": 3, "batch_size": 20, "n_cstage": 200, "n_estage": 40}
+    >>> out = incdec_once("opid", X, y, sc, 0, attributes={"weights_": "w1"})
+    >>> out["accuracy"] > 0.7, "w1" in out, incdec_once("cstage", X, y, sc, 0)["accuracy"] > 0.7
+    (True, True, True)
+    """
+    from evofeat.onepass import make_learner, run_incdec
+    from evofeat.streams.incdec import incdec
+
+    sc = incdec(X, y, **scenario, seed=seed)
+    extra = dict(params or {})
+    if learner in INCDEC_DIAGNOSTICS:
+        return _incdec_diagnostic(learner, sc, seed, extra)
+    model = make_learner(learner, sc.d_s, seed, **extra)
+    out: dict[str, Any] = run_incdec(model, sc)
+    for attr, key in (attributes or {}).items():
+        if hasattr(model, attr):
+            val = getattr(model, attr)
+            out[key] = float(val[0] if isinstance(val, tuple) else val)
+    return out
+
+
+def _incdec_diagnostic(kind: str, sc: Any, seed: int, extra: dict[str, Any]) -> dict[str, Any]:
+    from evofeat.onepass import OPID
+
+    model = OPID(n_survived=sc.d_s, seed=seed, **extra)
+    Xtr, Xte = sc.X_train[:, : sc.d_s], sc.X_test[:, : sc.d_s]
+    model.fit(Xtr, sc.y_train, cstage=sc.batches)
+    if kind == "opid-z":
+        return {"accuracy": float(model.score(Xte, sc.y_test))}
+    pred = model.cstage_classes_[(Xte @ model.coef_cstage_).argmax(1)]
+    return {"accuracy": float(np.mean(pred == sc.y_test))}

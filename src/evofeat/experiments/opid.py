@@ -44,7 +44,7 @@ SENS_SETS = ("dna", "splice")
 SENS_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
 SYMBOL = {"win": "●", "tie": "○", "loss": "▼"}
 #: Diagnostic learners: the C-stage model alone (argmax of Z), and OPID without X_a.
-DIAGNOSTICS = ("cstage", "opid-z")
+DIAGNOSTICS = ("cstage", "opid-z")  # evaluate.batch.INCDEC_DIAGNOSTICS
 
 
 @dataclass(frozen=True)
@@ -215,38 +215,24 @@ class OPIDPaper(Paper):
             return self._run_cell(cell)
 
     def _run_cell(self, cell: Cell) -> dict[str, Any]:
-        from evofeat.onepass import run_incdec
-        from evofeat.streams.incdec import incdec
+        from evofeat.evaluate.batch import incdec_once
 
         s, p = SETTINGS[cell.dataset], cell.params
         X, y = _data(cell.dataset)
         split: tuple[float, ...] = s.split
         if "survived" in p:
             split = ((1 - p["survived"]) / 2, float(p["survived"]), (1 - p["survived"]) / 2)
-        seed = _seed(cell)
-        sc = incdec(
-            X,
-            y,
-            d_v=split[0],
-            d_s=split[1],
-            d_a=split[2],
-            batch_size=p["n_i"],
-            n_cstage=s.n_cstage,
-            n_estage=p["n_i"],
-            seed=seed,
-        )
-        extra: dict[str, Any] = {k: p[k] for k in ("consistency", "l2") if k in p}
-        if cell.method in DIAGNOSTICS:
-            return _diagnostic(cell.method, sc, seed, extra)
-        from evofeat.onepass import make_learner
-
-        model = make_learner(cell.method, sc.d_s, seed, **extra)
-        out = run_incdec(model, sc)
-        for attr, key in (("weights_", "w1"), ("estage_l2_", "gamma")):
-            if hasattr(model, attr):
-                val = getattr(model, attr)
-                out[key] = float(val[0] if isinstance(val, tuple) else val)
-        return out
+        scenario = {
+            "d_v": split[0],
+            "d_s": split[1],
+            "d_a": split[2],
+            "batch_size": p["n_i"],
+            "n_cstage": s.n_cstage,
+            "n_estage": p["n_i"],
+        }
+        extra = {k: p[k] for k in ("consistency", "l2") if k in p}
+        attrs = {"weights_": "w1", "estage_l2_": "gamma"}
+        return incdec_once(cell.method, X, y, scenario, _seed(cell), extra, attrs)
 
     paper_repeats = "not stated"
 
@@ -333,19 +319,6 @@ class OPIDPaper(Paper):
         path = out / "report.md"
         path.write_text("\n".join(p for p in parts if p) + "\n", encoding="utf-8")
         return path
-
-
-def _diagnostic(method: str, sc: Any, seed: int, extra: dict[str, Any]) -> dict[str, Any]:
-    """``cstage``: argmax of ``Z = X_s W_s*`` (no E-stage training); ``opid-z``: OPID on ``X_s`` only."""
-    from evofeat.onepass import OPID
-
-    model = OPID(n_survived=sc.d_s, seed=seed, **extra)
-    Xtr, Xte = sc.X_train[:, : sc.d_s], sc.X_test[:, : sc.d_s]
-    model.fit(Xtr, sc.y_train, cstage=sc.batches)
-    if method == "opid-z":
-        return {"accuracy": float(model.score(Xte, sc.y_test))}
-    pred = model.cstage_classes_[(Xte @ model.coef_cstage_).argmax(1)]
-    return {"accuracy": float(np.mean(pred == sc.y_test))}
 
 
 # ---------------------------------------------------------------------- report helpers
