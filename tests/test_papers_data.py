@@ -215,7 +215,10 @@ def test_cli_lists_every_set_with_its_status(isolated: Path) -> None:
     assert " not downloaded " in by_name["codrna"]
     assert "evofeat datasets download codrna" in by_name["codrna"]
     assert " not public " in by_name["kddcup08"] and "OFS Table 8" in by_name["kddcup08"]
+    assert CliRunner().invoke(main, ["datasets", "list"]).output == result.output
     as_json = json.loads(CliRunner().invoke(main, ["datasets", "--format", "json"]).output)
+    again = CliRunner().invoke(main, ["datasets", "list", "--format", "json"]).output
+    assert json.loads(again) == as_json
     states = {d["name"]: d["status"] for d in as_json}
     assert states["rfid"] == "not public" and states["protein"] == "not downloaded"
     assert {d["name"]: d["used_by"] for d in as_json}["protein"] == [

@@ -123,8 +123,19 @@ def main() -> None:
 @click.pass_context
 def datasets(ctx: click.Context, fmt: str) -> None:
     """List the known data sets and where each was found (`datasets download NAME` fetches one)."""
-    if ctx.invoked_subcommand is not None:
-        return
+    if ctx.invoked_subcommand is None:
+        _echo_datasets(fmt)
+
+
+@datasets.command("list")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default=None)
+@click.pass_context
+def datasets_list(ctx: click.Context, fmt: str | None) -> None:
+    """Each data set's rows, features, task, status (here / not downloaded / not public), where."""
+    _echo_datasets(fmt or (ctx.parent.params["fmt"] if ctx.parent else "text"))
+
+
+def _echo_datasets(fmt: str) -> None:
     from evofeat.datasets import list_datasets
 
     infos = list_datasets()
