@@ -531,6 +531,14 @@ class LibsvmArrays:
     ``values`` and ``y`` float64; ``lo`` and ``hi`` are the smallest and
     largest column (-1 without any), ``width`` the number of columns
     (scikit-learn's: the largest column + 1, or ``n_features`` when given).
+
+    Examples
+    --------
+    >>> a = libsvm_arrays(b"1 2:0.5\\n-1 1:3 4:1\\n", "f", n_features=None, zero_based=False)
+    >>> a.n_rows, a.width, (a.lo, a.hi), a.head(1).indices.tolist()
+    (2, 4, (0, 3), [1])
+    >>> a.csr().toarray().tolist()
+    [[0.0, 0.5, 0.0, 0.0], [3.0, 0.0, 0.0, 1.0]]
     """
 
     y: np.ndarray
