@@ -85,7 +85,7 @@ def test_regression_learners_are_regressors_and_stay_stable_on_trump_approval() 
 
 def test_divergence_is_reported() -> None:
     raw = EvofeatRegressor("ogd", {"loss": "square", "lr": 1.0}, standardize=False)
-    with pytest.warns(RuntimeWarning, match=r"diverged: its prediction is .* lower its step size"):
+    with pytest.warns(RuntimeWarning, match=r"OGD\(.*\) diverged by row .* lower its step size"):
         evaluate.progressive_val_score(datasets.TrumpApproval(), raw, metrics.MAE())
 
 

@@ -24,6 +24,9 @@ OK = 0
 NOT_FINITE = 1
 UNSEEN = 2
 NOT_NUMERIC = 3
+#: what learn_one returns for a learned row (WATCH: the divergence check is due)
+LEARNED = True
+WATCH = 2
 
 
 cdef struct Record:
@@ -451,13 +454,14 @@ cdef int c_learn_dict(Core core, dict x, dict col_of, double y, int64_t[::1] vis
 def learn_one(learner, x, y):
     """:meth:`OnlineLearner.learn_one` in C for a compiled learner that knows every key of ``x``.
 
-    Returns ``True`` when the row was learned; ``False`` sends the caller to the
-    general path (not a dict, no state yet, an unseen key, a bad value), which
-    redoes the row from the start: nothing has changed.
+    Returns ``LEARNED`` when the row was learned (``WATCH``: and the learner's
+    divergence check is due); ``False`` sends the caller to the general path
+    (not a dict, no state yet, an unseen key, a bad value), which redoes the
+    row from the start: nothing has changed.
     """
     if type(x) is not dict:
         return False
-    d = learner.__dict__
+    cdef dict d = learner.__dict__
     core = d.get("_state")
     if not isinstance(core, Core):
         return False
@@ -482,8 +486,10 @@ def learn_one(learner, x, y):
     code = c_learn_dict(<Core> core, <dict> x, <dict> col, target, rb.vis, len(fi.names), rb)
     if code != OK:
         return False
-    d["n_learned_"] += 1
-    return True
+    n = d["n_learned_"] + 1
+    d["n_learned_"] = n
+    # the learner's divergence watch (OnlineLearner._check_divergence) is due at _next_check rows
+    return True if n < d.get("_next_check", 0) else WATCH
 
 
 _NOT_HANDLED = object()

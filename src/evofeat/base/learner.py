@@ -14,7 +14,9 @@ from __future__ import annotations
 import copy
 import inspect
 import math
+import os
 import sys
+import warnings
 from collections.abc import Hashable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -31,6 +33,8 @@ if TYPE_CHECKING:
 __all__ = ["OnlineLearner", "batch_arrays"]
 
 _PREDICT_ROWS = 65536  # rows scored at a time by predict_many (memory bounded by the block)
+#: A weight this large (or one that is not finite) means the learner diverged: it warns once.
+DIVERGED = 1e100
 
 
 def batch_arrays(X: Any) -> tuple[np.ndarray | sp.csr_matrix, list[Hashable], Any]:
@@ -92,6 +96,16 @@ def batch_arrays(X: Any) -> tuple[np.ndarray | sp.csr_matrix, list[Hashable], An
     return _finite(np.ascontiguousarray(values)), [f"f{j}" for j in range(values.shape[1])], None
 
 
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first caller outside evofeat (a warning points at the user's code)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame: Any = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _is_sparse(X: Any) -> bool:
     """Whether ``X`` is a SciPy sparse matrix (without importing SciPy for anything else)."""
     if "scipy.sparse" not in sys.modules:
@@ -132,6 +146,10 @@ class OnlineLearner:
     # dict path's last announced features (pickled through __getstate__; saved as _visible), and
     # _buf, the dict path's scratch row (rebuilt on first use after a copy).
     __slots__ = ("__dict__", "__weakref__", "_buf", "_vis")
+    # The divergence watch (see _check_divergence): the row count of the next check, and whether
+    # it warned (class defaults, so the dict path reads them without a fallback).
+    _next_check: int = 0
+    _warned: bool = False
 
     #: "binary" (labels -1/+1), "regression" (float) or "multiclass" (int codes).
     task: ClassVar[str] = "binary"
@@ -341,12 +359,59 @@ class OnlineLearner:
 
     # ------------------------------------------------------------------ dict path
     def learn_one(self, x: Mapping[Hashable, float], y: Any) -> OnlineLearner:
-        """Predict-then-update on one row ``x`` (a dict) with label ``y``."""
-        if _loop.learn_one(self, x, y):  # a compiled learner that knows every key: all in C
+        """Predict-then-update on one row ``x`` (a dict) with label ``y``.
+
+        Warns once (``RuntimeWarning``) when the weights diverge: see
+        :meth:`_check_divergence`.
+        """
+        code = _loop.learn_one(self, x, y)  # a compiled learner that knows every key: all in C
+        if code is True:  # _loop.LEARNED: learned, no divergence check due
             return self
-        if not hasattr(self, "feature_index_"):
-            self._reset()
-        return self._learn_core(x, self._encode_label(y))
+        if not code:
+            if not hasattr(self, "feature_index_"):
+                self._reset()
+            self._learn_core(x, self._encode_label(y))
+        if self.n_learned_ >= self._next_check:
+            self._check_divergence(self.n_learned_)
+        return self
+
+    def _check_divergence(self, row: int, loss: float = 0.0) -> None:
+        """Warn once if the weights are beyond :data:`DIVERGED` or not finite (or a per-feature
+        accumulator, or ``loss``, is not finite).
+
+        ``row`` counts the rows learned so far. On the dict path the check runs
+        at rows 1, 2, 4, 8, ... and then every ``max(1024, capacity)`` rows (so
+        its cost per row stays constant); the compiled loop runs it once a block.
+        """
+        if self._warned or getattr(self, "_state", None) is None:
+            return
+        w = self._effective_weights()
+        top = float(np.max(np.abs(w))) if w.size else 0.0
+        self._next_check = min(2 * max(row, 1), row + max(1024, self._capacity))
+        broken = [  # accumulators too (FTRL's z and n, AdaGrad's G): not finite is diverged
+            name
+            for name in self.per_feature
+            if np.asarray(getattr(self._state, name)).dtype.kind == "f"
+            and not np.isfinite(self._weights(name)).all()
+        ]
+        if top < DIVERGED and math.isfinite(loss) and not broken:  # NaN fails the comparison
+            return
+        self._warned = True
+        self._next_check = sys.maxsize  # once
+        if not top < DIVERGED:
+            what = f"its largest weight is {top:.3g}"
+        elif broken:
+            what = f"its state {', '.join(broken)} is not finite"
+        else:
+            what = f"its loss is {loss}"
+        warnings.warn(
+            f"{self!r} diverged by row {row}: {what} (finite weights stay below {DIVERGED:g}); "
+            "lower its step size (lr, C, alpha) or scale the features (e.g. standardise them: "
+            "--preprocess zscore, evofeat.datasets.load(..., preprocess='zscore'), or River's "
+            "StandardScaler before it)",
+            RuntimeWarning,
+            stacklevel=_caller_level(),
+        )
 
     def _row_buffer(self) -> Any:
         buf: Any = getattr(self, "_buf", None)  # a slot: unset until first use (and after a copy)

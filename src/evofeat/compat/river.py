@@ -23,7 +23,8 @@ features and the target online with River's own ``StandardScaler`` and running
 variance (as ``TargetStandardScaler(StandardScaler() | model)`` does), so a
 step size that suits standardised data stays stable on raw targets such as
 TrumpApproval's ratings; ``standardize=False`` gives the learner the raw
-values. A warning says when the learner's predictions stop being finite.
+values. The learner warns when its weights diverge (see
+:meth:`evofeat.base.OnlineLearner.learn_one`).
 
 Mini-batches. ``learn_many(X, y)``, ``predict_many(X)`` and
 ``predict_proba_many(X)`` take a pandas DataFrame (NaN is an absent feature)
@@ -41,7 +42,6 @@ from __future__ import annotations
 
 import copy
 import math
-import warnings
 from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
@@ -59,8 +59,6 @@ _CLASSES: dict[str, type] = {}
 EvofeatClassifier: type
 EvofeatMultiClassifier: type
 EvofeatRegressor: type
-#: Beyond this magnitude a prediction counts as diverged (a warning is issued once).
-DIVERGED = 1e100
 
 
 def _river_base() -> Any:
@@ -327,7 +325,6 @@ class _Regression(_Adapter):
         self.params = params
         self.learner_ = build_learner(learner, _safe_lr(learner, params), self._tasks)
         self.standardize = standardize
-        self._warned = False
         if standardize:
             from river import preprocessing, stats
 
@@ -345,25 +342,11 @@ class _Regression(_Adapter):
         mean, sigma = self._y_scale()
         return self._x_scaler.transform_one(x), (y - mean) / sigma if sigma > 0 else 0.0
 
-    def _check_finite(self, prediction: float | None) -> None:
-        if self._warned or prediction is None:
-            return
-        if not (math.isfinite(prediction) and abs(prediction) < DIVERGED):
-            self._warned = True
-            warnings.warn(
-                f"{self.learner_!r} diverged: its prediction is {prediction!r} after "
-                f"{self.learner_.n_learned_} rows; lower its step size (lr, C) or standardise "
-                "the features and the target (standardize=True)",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-
     def learn_one(self, x: dict[Any, Any], y: Any, **kwargs: Any) -> None:
         target = float(y)
         if self.standardize:
             x, target = self._prepare(x, target)
-        self.learner_.learn_one(x, target)
-        self._check_finite(self.learner_.predict_one(x))
+        self.learner_.learn_one(x, target)  # it warns if its weights diverge
 
     def _inverse(self, prediction: np.ndarray | float) -> Any:
         if not self.standardize:
@@ -387,8 +370,6 @@ class _Regression(_Adapter):
                 z, target[i] = self._prepare(x, float(target[i]))
                 values[i] = [z.get(n, math.nan) for n in names]
         self.learner_._learn_arrays(values, names, target)
-        if len(values):
-            self._check_finite(float(self.learner_._score_rows(values[-1:], names)[1][0]))
 
     def predict_many(self, X: Any) -> Any:
         import pandas as pd

@@ -31,10 +31,12 @@ def _run_in_place(
     labels: np.ndarray | None,
     scores: np.ndarray | None,
     announce_first: bool = True,
+    check: Any = None,
 ) -> tuple[int, float, float]:
     """The compiled loop over ``stream``'s own arrays, ``block`` rows of segments at a time.
 
     ``announce_first=False``: the first row's features are already announced (not again).
+    ``check(rows, loss)`` is called after each block with the rows it ends at and its loss.
     """
     rows = stream.row_arrays(col_map)
     sparse = rows["X"].shape[0] == 0
@@ -64,6 +66,8 @@ def _run_in_place(
         compute += time.perf_counter() - c0
         total_m += int(wrong)
         total_l += float(loss)
+        if check is not None:
+            check(stop, float(loss))
     return total_m, total_l, compute
 
 
@@ -222,12 +226,18 @@ def prequential(
     total_m = 0
     total_l = 0.0
     compute = 0.0
+    done = learner.n_learned_
+
+    def check(rows: int, loss: float) -> None:  # once a block: the weights and the block's loss
+        learner._check_divergence(done + rows, loss)
+
     if isinstance(stream, Stream):
         announced = learner._visible if continues else None
         total_m, total_l, compute = _run_in_place(
             learner._state, stream, col_map, seg_dim, start_eval, count_mistakes, chunk_rows,
             tick_rows, tick_pos, curve_m, curve_l, labels_all, scores_all,
             announced is None or not np.array_equal(_row_features(stream, col_map, seg_dim, 0), announced),
+            check,
         )  # fmt: skip
     else:
         for ch in stream.chunks(col_map, seg_dim, size=chunk_rows):
@@ -257,6 +267,7 @@ def prequential(
             compute += time.perf_counter() - c0
             total_m += int(wrong)
             total_l += float(loss)
+            check(ch.start + m, float(loss))
     # the dict path re-announces visibility after an array run, unless the run continued it
     learner._visible = _row_features(stream, col_map, seg_dim, n - 1) if continues else None
     learner.n_learned_ += n
