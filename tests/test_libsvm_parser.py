@@ -238,12 +238,18 @@ def test_comments_and_qid_are_read_as_scikit_learn_reads_them(tmp_path: Path) ->
     assert load(path).X.toarray().tolist() == [[2, 0, 0], [0, 1, 0], [0, 0, 4]]
 
 
-def test_what_only_scikit_learn_reads_goes_to_it() -> None:
+def test_what_only_scikit_learn_reads_goes_to_it(tmp_path: Path) -> None:
     """'1_0' is a number to Python's float() and int(): not the compiled parser's to decide."""
     text = b"1 1_0:2 12:1_5\n"
     assert _parse_libsvm(text, None, False, True) is None
     a = libsvm_arrays(text, "u", n_features=None, zero_based=False)
     assert a.indices.tolist() == [9, 11] and a.values.tolist() == [2.0, 15.0] and a.width == 12
+    path = tmp_path / "u.libsvm"
+    path.write_bytes((text + b"-1 2:1 11:3\n") * 50)  # streamed: the blocks scikit-learn parsed
+    ds = load(path)
+    ref = prequential(PA(), full(ds.X, ds.y, ds.feature_names), keep_predictions=True)
+    got = prequential(PA(), LibsvmStream(path, block_bytes=256), keep_predictions=True)
+    np.testing.assert_array_equal(got.scores, ref.scores)
 
 
 def test_a_line_without_newline_stops_at_the_limit_in_linear_time(
