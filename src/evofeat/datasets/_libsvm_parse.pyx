@@ -221,11 +221,11 @@ def parse_block(bytes data, bint zero_based, int64_t max_index, bint comments=Tr
                     p += 1
                 t = p
                 idx = 0
-                while p < e and p - t < 19 and <unsigned int> (p[0] - 48) <= 9:
+                while p < e and p - t < 18 and <unsigned int> (p[0] - 48) <= 9:
                     idx = idx * 10 + (p[0] - 48)
                     p += 1
-                # the index: 1 to 18 digits, then ':'
-                if p == t or p >= e or p[0] != 58 or p - t > 18:
+                # the index: 1 to 18 digits (no overflow), then ':'
+                if p == t or p >= e or p[0] != 58:
                     stop = line
                     break
                 if idx < least or idx <= prev or idx > max_index:
