@@ -30,8 +30,11 @@ Nothing is pickled and nothing in the file is trusted:
 - no attribute is set that the schema does not name.
 
 A loaded selector selects exactly as the saved one (``get_support``,
-``transform``); its column buffers are not saved, so it does not read further
-columns (``partial_fit`` / ``add_feature`` say to fit it again).
+``transform``) and reads further columns (``partial_fit`` / ``add_feature``)
+exactly as the saved one would: its column state (the buffers of selected or
+representative columns, a conditional-independence tester's columns, a
+running residual) is saved with it, and on load it must give the saved
+selection.
 """
 
 from __future__ import annotations
@@ -213,9 +216,18 @@ class _Parts:
         from sklearn.multiclass import OneVsRestClassifier
 
         from evofeat.onepass.opid import _Joint
+        from evofeat.selection._base import ColumnBuffer
+        from evofeat.selection.citests import _ConditionalTester
 
         if isinstance(value, np.ndarray):
             return self.array(value)
+        if isinstance(value, ColumnBuffer):  # one row per column, as it holds them
+            return {"__columns__": self.array(value.view.T)}
+        if isinstance(value, _ConditionalTester):  # the columns it tests, by feature
+            keys = list(value.columns)
+            cols = [value.columns[k] for k in keys]
+            data = np.array(cols) if cols else np.zeros((0, value.n), dtype=np.float64)
+            return {"__tester__": {"keys": [int(k) for k in keys], "columns": self.array(data)}}
         if isinstance(value, LogisticRegression):
             return {
                 "__logistic__": {
@@ -342,6 +354,25 @@ def _decode_part(value: Any, arrays: Mapping[str, np.ndarray], kind: str) -> Any
                 raise ValueError("the one-vs-rest models see different numbers of columns")
             return ovr
         return logistic(value)
+    if kind == "columns":
+        if not (isinstance(value, dict) and set(value) == {"__columns__"}):
+            raise ValueError("expected the columns of a buffer")
+        from evofeat.selection._base import ColumnBuffer
+
+        data = arr(value["__columns__"], "if", 2)
+        buf = ColumnBuffer(data.shape[1], data.dtype)
+        for column in data:
+            buf.append(column)
+        return buf
+    if kind == "tester":
+        if not (isinstance(value, dict) and set(value) == {"__tester__"}):
+            raise ValueError("expected the columns of a conditional-independence tester")
+        body = value["__tester__"]
+        keys = _decode_part(body["keys"], arrays, "ints")
+        data = arr(body["columns"], "if", 2)
+        if len(keys) != data.shape[0] or len(set(keys)) != len(keys):
+            raise ValueError("expected one column per distinct feature")
+        return dict(zip(keys, data, strict=True))
     if kind == "joint":
         if not (isinstance(value, dict) and set(value) == {"__joint__"}):
             raise ValueError("expected the E-stage solution")
@@ -388,6 +419,14 @@ def _schemas() -> dict[type, dict[str, str]]:
         "model_": "logistic",
     }
     groups = {"n_iter_": "int", "group_of_": "array:i:1", "representatives_": "array:i:1"}
+    # a selector's private state (names starting with _): what it needs to read further columns
+    ceofs = {
+        "n_groups_historical_": "int",
+        "_dependent": "array:b:1",
+        "_reps": "columns",
+        "_rep_levels": "ints",
+        "_started": "bool",
+    }
     return {
         OPID: {
             **_ONEPASS_ATTRS,
@@ -407,12 +446,20 @@ def _schemas() -> dict[type, dict[str, str]]:
         _LogisticBaseline: baseline,
         SVMs: {**baseline, "n_survived_": "int"},
         SVMa: {**baseline, "n_survived_": "int"},
-        CEOFS: {**_SELECTOR_ATTRS, **groups, "n_groups_historical_": "int"},
-        COFS: {**_SELECTOR_ATTRS, **groups, "n_groups_historical_": "int"},
-        AlphaInvesting: {**_SELECTOR_ATTRS, "selected_": "ints", "wealth_": "float"},
-        OSFS: {**_SELECTOR_ATTRS, "selected_": "ints"},
-        FastOSFS: {**_SELECTOR_ATTRS, "selected_": "ints"},
-        SAOLA: {**_SELECTOR_ATTRS, "selected_": "ints"},
+        CEOFS: {**_SELECTOR_ATTRS, **groups, **ceofs},
+        COFS: {**_SELECTOR_ATTRS, **groups, **ceofs},
+        AlphaInvesting: {
+            **_SELECTOR_ATTRS,
+            "selected_": "ints",
+            "wealth_": "float",
+            "_Q": "columns",
+            "_resid": "array:f:1",
+            "_rss": "float",
+            "_position": "int",
+        },
+        OSFS: {**_SELECTOR_ATTRS, "selected_": "ints", "_tester": "tester"},
+        FastOSFS: {**_SELECTOR_ATTRS, "selected_": "ints", "_tester": "tester"},
+        SAOLA: {**_SELECTOR_ATTRS, "selected_": "ints", "_cols": "columns"},
     }
 
 
@@ -1118,6 +1165,16 @@ def _restore_estimator(
     schema = _schema_of(cls)
     assert schema is not None
     attrs = meta.get("attrs")
+    private = {name for name in schema if name.startswith("_")}  # a selector's column state
+    if private and isinstance(attrs, dict) and set(attrs) == set(schema) - private:
+        raise _bad(
+            path,
+            f"the file holds no column state of {cls.__name__}",
+            f"the state a {cls.__name__} needs to read further columns: "
+            + ", ".join(sorted(private)),
+            "a file written by an older evofeat (it saved the selection only)",
+            "fit the selector again and save it",
+        )
     if not isinstance(attrs, dict) or set(attrs) != set(schema):
         got = "none" if not isinstance(attrs, dict) else ", ".join(sorted(attrs))
         raise _bad(
@@ -1139,8 +1196,14 @@ def _restore_estimator(
                 str(err)[:200],
                 "the file was modified: save it again",
             ) from None
+    if _is_selector(cls):  # the empty state of its labels (a tester, buffers), then the file's
+        estimator.y_, estimator.n_rows_ = values["y_"], values["n_rows_"]
+        estimator._init_state()
     for name, value in values.items():
-        setattr(estimator, name, value)
+        if schema[name] == "tester":
+            getattr(estimator, name).columns = value
+        else:
+            setattr(estimator, name, value)
     names = meta.get("feature_names_in")
     if names is not None:
         estimator.feature_names_in_ = _decode_part(names, arrays, "names")
@@ -1181,11 +1244,33 @@ def _restore_estimator(
         ) from None
 
 
+def _column_state_problem(selector: Any) -> str:
+    """What in a selector's column state disagrees with its selection ('' when nothing)."""
+    from evofeat.selection import CEOFS, OSFS, SAOLA, AlphaInvesting
+
+    sel, n = selector, selector.n_features_in_
+    if isinstance(sel, CEOFS) and not (sel._dependent.size == n == sel.group_of_.size):
+        return f"{sel._dependent.size} relevance flags for {n} features"
+    if isinstance(sel, CEOFS) and sel._reps.size != len(sel._rep_levels):
+        return f"{sel._reps.size} representative columns for {len(sel._rep_levels)} groups"
+    if isinstance(sel, OSFS) and set(sel._tester.columns) != set(sel.selected_):
+        return f"tester columns {sorted(sel._tester.columns)[:10]} for {sel.selected_[:10]}"
+    if isinstance(sel, SAOLA) and sel._cols.size != len(sel.selected_):
+        return f"{sel._cols.size} columns for {len(sel.selected_)} selected features"
+    if isinstance(sel, AlphaInvesting) and sel._resid.size != sel.n_rows_:
+        return f"a residual of {sel._resid.size} rows for {sel.n_rows_}"
+    return ""
+
+
 def _restore_support(path: Path, selector: Any, meta: Mapping[str, Any]) -> None:
+    """Check the restored selector: its columns' sizes, and that it selects what was saved."""
+    from evofeat.selection._base import ColumnBuffer
+    from evofeat.selection.citests import _ConditionalTester
+
     support = meta.get("support")
-    n = selector.n_features_in_
+    n, rows = selector.n_features_in_, selector.n_rows_
     ok = isinstance(support, list) and all(type(j) is int and 0 <= j < n for j in support)
-    ok = ok and selector.relevance_.size == n and selector.y_.size == selector.n_rows_
+    ok = ok and selector.relevance_.size == n and selector.y_.size == rows
     if not ok:
         raise _bad(
             path,
@@ -1194,6 +1279,42 @@ def _restore_support(path: Path, selector: Any, meta: Mapping[str, Any]) -> None
             repr(support)[:200],
             "the file was modified: save it again",
         )
-    mask = np.zeros(n, dtype=bool)
-    mask[support] = True
-    selector._loaded_support = mask
+    for name, value in vars(selector).items():
+        if isinstance(value, ColumnBuffer):
+            sizes = {value.view.shape[0]}
+        elif isinstance(value, _ConditionalTester):
+            sizes = {np.shape(c)[0] for c in value.columns.values()} | {rows}
+            sizes |= {rows + 1 for k in value.columns if not 0 <= k < n}  # a feature never seen
+        else:
+            continue
+        if sizes != {rows}:
+            raise _bad(
+                path,
+                f"the column state {name!r} does not fit the selector",
+                f"columns of {rows} rows, of features below {n}",
+                f"sizes {sorted(sizes)}",
+                "the file was modified: save it again",
+            )
+    problem = _column_state_problem(selector)
+    if problem:
+        raise _bad(
+            path,
+            "the column state does not fit the selector",
+            "buffers that hold the columns its selection names",
+            problem,
+            "the file was modified: save it again",
+        )
+    try:
+        with np.errstate(all="ignore"):
+            now = [int(j) for j in np.flatnonzero(selector.get_support())]
+    except (ValueError, IndexError, TypeError) as err:
+        now = [f"{type(err).__name__}: {str(err)[:100]}"]  # type: ignore[list-item]
+    assert isinstance(support, list)
+    if now != sorted(support):
+        raise _bad(
+            path,
+            "the selector's state does not give the saved selection",
+            f"columns {sorted(support)[:20]}",
+            f"{now[:20]}",
+            "the file was modified: save it again",
+        )

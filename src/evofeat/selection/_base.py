@@ -132,7 +132,6 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
         self._check_params()
         self._check_budget()
         X = self._check_X(X, n_rows=None, reset=True)
-        self.__dict__.pop("_loaded_support", None)
         self._start(self._check_y(y, X.shape[0]))
         self._add(X)
         return self
@@ -152,7 +151,6 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
             X = self._check_X(X, n_rows=None, reset=True)
             self._start(self._check_y(y, X.shape[0]))
         else:
-            self._refuse_if_loaded()
             block = self._check_X(X, n_rows=self.n_rows_)
             self._grow_names(getattr(X, "columns", None), block.shape[1])
             X = block
@@ -162,7 +160,6 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
     def add_feature(self, x: Any) -> StreamingSelector:
         """Read one arriving column ``x`` (one value per row seen by ``fit``)."""
         check_is_fitted(self, "y_")
-        self._refuse_if_loaded()
         names = getattr(x, "columns", None)  # a one-column DataFrame, or a named Series
         if names is None and getattr(x, "name", None) is not None:
             names = [x.name]
@@ -183,9 +180,6 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
 
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self, "y_")
-        loaded = getattr(self, "_loaded_support", None)
-        if loaded is not None:  # read from a model file (evofeat.io.load)
-            return np.array(loaded)
         mask = np.zeros(self.n_features_in_, dtype=bool)
         sel = np.asarray(self._selected(), dtype=np.int64)
         cap = self._budget_count()
@@ -231,17 +225,7 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
         self.relevance_ = np.zeros(0)
         self._init_state()
 
-    def _refuse_if_loaded(self) -> None:
-        if getattr(self, "_loaded_support", None) is not None:
-            raise InputError(
-                f"this {type(self).__name__} was read from a model file",
-                expected="a selector fitted in this session",
-                received="a loaded selector (it selects as saved; its column buffers are not saved)",
-                fix="fit it again on the columns to read further ones",
-            )
-
     def _add(self, X: np.ndarray) -> None:
-        self._refuse_if_loaded()
         start = self.n_features_in_
         self.n_features_in_ = start + X.shape[1]
         self._process(X, start)
