@@ -16,7 +16,11 @@ import pytest
 from evofeat import io
 from evofeat.base import InputError
 from evofeat.registry import SELECTORS, make
-from test_io_schema import _content, _forge  # a file's parts; rewrite members and the checksum
+from test_io_schema import (
+    _content,
+    _forge,
+    _write,
+)  # a file's parts; rewrite members and the checksum
 
 CASES = [(name, {}) for name in SELECTORS] + [
     ("osfs", {"test": "g2"}),  # the G^2 tester keeps codes, not values
@@ -88,4 +92,15 @@ def test_a_forged_column_state_is_refused(tmp_path: Path) -> None:
     meta["attrs"]["selected_"] = meta["attrs"]["selected_"][::-1][:1] * len(content[key])
     _forge(path, meta, **{key: content[key]})  # a selection the state does not give
     with pytest.raises(InputError, match="does not give the saved selection"):
+        io.load(path)
+
+
+def test_a_file_without_the_column_state_is_refused_with_how_to_fix(tmp_path: Path) -> None:
+    X, y = _data(discrete=False)
+    path = io.save(make("osfs").fit(X[:, :8], y), tmp_path / "s.npz")
+    meta, content = _content(path)
+    key = meta["attrs"].pop("_tester")["__tester__"]["columns"]["__array__"]
+    del content[key]  # as an older evofeat wrote it: the selection only
+    _write(path, meta, content)
+    with pytest.raises(InputError, match="holds no column state of OSFS.*fit the selector again"):
         io.load(path)
