@@ -221,3 +221,15 @@ def test_incdec_defaults_are_the_opid_papers_table1_rows() -> None:
             s.n_i[0],
             s.n_i[0],
         )
+
+
+def test_fesl_declaration_keeps_search_and_reported_runs_apart() -> None:
+    """A search run and a reported run of one setting are two cells (shared_cells=False)."""
+    p = get_paper("fesl")
+    quick = p.cells(quick=True)
+    assert len(quick) == 150
+    same = [c for c in quick if c.dataset == "australian" and c.method == "nogd" and c.repeat == 0]
+    same = [c for c in same if c.params == {"c": 10, "overlap": 10}]
+    assert {c.table for c in same} == {"table2", "table2-search"}
+    assert p.requires(Cell("table2", "german", "nogd", {}, 0)) == ("credit-g",)
+    assert {c.params["overlap"] for c in quick if c.table == "overlap"} > {10}

@@ -17,13 +17,14 @@ import numpy as np
 import pandas as pd
 
 from evofeat.experiments import protocols
-from evofeat.experiments.base import Cell, Paper
+from evofeat.experiments.base import Cell
+from evofeat.experiments.spec import Grid, PaperSpec
 from evofeat.report import diff_in_std, markdown_table, mean_std, published, save_figure
 from evofeat.report.compare import Pair, Row
 from evofeat.report.explanations import explain
 from evofeat.report.figures import new_figure
 
-__all__ = ["PAPER", "SYNTHETIC", "FESLPaper", "Spec"]
+__all__ = ["PAPER", "SYNTHETIC", "Spec"]
 
 METHODS = ("nogd", "rogd-u", "rogd-f", "fesl-c", "fesl-s")
 PAPER_NAME = {
@@ -191,193 +192,118 @@ def _metrics(res: Any) -> dict[str, Any]:
     }
 
 
-# ---------------------------------------------------------------------------- the paper
-class FESLPaper(Paper):
-    """The protocol of the FESL paper (Section 5) on the data available here."""
-
-    name = "fesl"
-    title = "Learning with Feature Evolvable Streams (FESL)"
-
-    def cells(self, quick: bool = False) -> list[Cell]:
-        """Table 2 (+ its c search), the overlap sensitivity, Reuters and regression cells.
-
-        ``quick``: two data sets, two c values, two runs, one Reuters pair.
-        """
-        grid = (10, 100) if quick else C_GRID
-        runs, search = (2, 1) if quick else (RUNS, SEARCH_RUNS)
-        keys = ("australian", "diabetes") if quick else tuple(SYNTHETIC)
-        out: list[Cell] = []
-        for key in keys:
-            for table, reps in (("table2", runs), ("table2-search", search)):
-                out += [
-                    Cell(table, key, m, {"c": c, "overlap": OVERLAP}, r)
-                    for c in grid
-                    for m in METHODS
-                    for r in range(reps)
-                ]
-            for B in sorted({5, 2 * d2_of(key)} - {OVERLAP}) if not quick else (2 * d2_of(key),):
-                out += [
-                    Cell("overlap", key, m, {"c": c, "overlap": B}, r)
-                    for c in grid
-                    for m in METHODS
-                    for r in range(runs)
-                ]
-        pairs = [(1, 2)] if quick else [(i, j) for i in range(1, 6) for j in range(1, 6) if i != j]
-        if not _reuters_available():
-            pairs = []  # the report says the Reuters sample was not found
-        rruns, rsearch = (1, 1) if quick else (REUTERS_RUNS, 2)
-        for i, j in pairs:
-            for table, reps in (("reuters", rruns), ("reuters-search", rsearch)):
-                out += [
-                    Cell(table, f"reuters-{i}-{j}", m, {"c": c, "overlap": REUTERS_OVERLAP}, r)
-                    for c in grid
-                    for m in METHODS
-                    for r in range(reps)
-                ]
-        for table, reps in (("regression", runs), ("regression-search", search)):
-            out += [
-                Cell(table, "diabetes-regression", m, {"c": c, "overlap": OVERLAP}, r)
-                for c in grid
-                for m in METHODS
-                for r in range(reps)
-            ]
-        return out
-
-    def run_cell(self, cell: Cell) -> dict[str, Any]:
-        """One method on one seeded evolvable stream (row order and Gaussian map from the seed)."""
-        from evofeat.evaluate import prequential, run_once
-        from evofeat.registry import make
-        from evofeat.streams import evolvable, permutation
-
-        c, B, base = float(cell.params["c"]), int(cell.params["overlap"]), _base_seed(cell)
-        if cell.dataset.startswith("reuters-"):
-            i, j = (int(v) for v in cell.dataset.split("-")[1:])
-            A, V = _view(i), _view(j)
-            order = permutation(A.n_rows, base + cell.repeat)
-            y = np.where(A.y[order] == REUTERS_POSITIVE, 1, -1)
-            stream = evolvable(A.X[order], y, A.feature_names, views=[V.X[order]], overlap=B)
-            horizon = stream.n_rows - stream.info["eval_from"]
-            res = prequential(make(cell.method, **_params(c, B, horizon)), stream)
-            return {**_metrics(res), "n": A.n_rows, "d1": A.n_features, "d2": V.n_features}
-        data = dataset(cell.dataset)
-        n = data.X.shape[0]
-        regression = data.task == "regression"
-        d2 = int(round(0.7 * data.X.shape[1])) if regression else d2_of(cell.dataset)
-        horizon = n - n // 2
-        params = _params(c, B, horizon, "square" if regression else "logistic")
-        if regression:
-            res = run_once(
-                cell.method,
-                data,
-                "evolvable",
-                params=params,
-                scenario_params={"d2": d2, "overlap": B},
-                repeat=cell.repeat,
-                seed=base,
-            )
-        else:  # the code path of evofeat run --protocol fesl
-            st = protocols.setting(
-                "fesl", cell.dataset, cell.method, params=params, scenario_params={"overlap": B}
-            )
-            res = protocols.run_setting(cell.method, st, cell.repeat, seed=base)
-        return {**_metrics(res), "n": n, "d1": data.X.shape[1], "d2": d2}
-
-    paper_repeats = f"{RUNS} (Reuters {REUTERS_RUNS})"
-
-    def requires(self, cell: Cell) -> tuple[str, ...]:
-        """The registry files a cell reads (FESL builds its sets from them)."""
-        if cell.dataset.startswith("reuters-"):
-            return tuple(f"reuters1200-view{i}" for i in cell.dataset.split("-")[1:])
-        return (SYNTHETIC[cell.dataset].source,) if cell.dataset in SYNTHETIC else ()
-
-    def comparison(self, results: pd.DataFrame) -> list[Row]:
-        """Each Table 2 cell beside ours at the c chosen on the search runs."""
-        df = _frame(results) if not results.empty else results
-        rows = []
-        for rec in published("fesl")["table2"]:
-            method = next(k for k, v in PAPER_NAME.items() if v == rec["algorithm"])
-            ds, table, search = rec["dataset"], "table2", "table2-search"
-            if rec["group"] == "Reuters":
-                a, b = rec["dataset"][2:].split("-")
-                ds = f"reuters-{REUTERS_VIEWS.index(a) + 1}-{REUTERS_VIEWS.index(b) + 1}"
-                table, search = "reuters", "reuters-search"
-            c = _choose_c(df, search, True).get(ds) if not df.empty else None
-            sub = (
-                _at(df, table, {ds: c})
-                if c is not None
-                else pd.DataFrame(columns=["dataset", "method", "accuracy", "overlap"])
-            )
-            sub = sub[(sub["dataset"] == ds) & (sub["method"] == method)]
-            if table == "table2":
-                sub = sub[sub["overlap"] == OVERLAP]
-            v = sub["accuracy"].to_numpy(dtype=float)
-            cmd = (
-                protocols.command("fesl", ds, method, v.size, params={"lr": 1.0 / c})
-                if v.size and table == "table2" and c is not None
-                else ""
-            )
-            row = Row(
-                "fesl",
-                "table2",
-                rec["dataset"],
-                rec["algorithm"],
-                f"c={c:g}" if c is not None else "",
-                rec["accuracy_mean"],
-                rec["accuracy_std"],
-                float(v.mean()) if v.size else float("nan"),
-                float(v.std(ddof=1)) if v.size > 1 else float("nan"),
-                command=cmd,
-            )
-            row.explanation_id = explain("fesl", row)
-            rows.append(row)
-        return rows
-
-    def pairs(self, results: pd.DataFrame) -> list[Pair]:
-        """FESL-c and FESL-s against each baseline on the same streams (Table 2, chosen c)."""
-        if results.empty:
-            return []
-        df = _frame(results)
-        sub = _at(df, "table2", _choose_c(df, "table2-search", True), OVERLAP)
-        out = []
-        for ds, g in sub.groupby("dataset"):
-            acc = {m: g[g["method"] == m].sort_values("repeat")["accuracy"] for m in METHODS}
-            for m in ("fesl-c", "fesl-s"):
-                for base in METHODS[:3]:
-                    a, b = acc[m].to_numpy(float), acc[base].to_numpy(float)
-                    if a.size > 1 and a.size == b.size:
-                        out.append(Pair("table2", str(ds), PAPER_NAME[m], PAPER_NAME[base], a, b))
-        return out
-
-    def write_report(self, results: pd.DataFrame, out: Path, command: str) -> Path:
-        """``out/report.md``: setting, Tables 1-2, Figure 3, overlap sensitivity, Reuters, regression."""
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        df = _frame(results)
-        chosen = {
-            **_choose_c(df, "table2-search", True),
-            **_choose_c(df, "reuters-search", True),
-            **_choose_c(df, "regression-search", False),
-        }
-        parts = [
-            f"# {self.title}: reproduction\n",
-            f"Regenerate with `{command}`.\n",
-            _INTRO,
-            _table1(df),
-            _table2(df, chosen),
-            _c_table(df, chosen),
-            _figure3(df, chosen, out),
-            _overlap_table(df, chosen),
-            _reuters(df, chosen, out),
-            _regression(df, chosen, out),
-            _CHOICES,
-            _runtime(df),
-        ]
-        path = out / "report.md"
-        path.write_text("\n".join(p for p in parts if p) + "\n", encoding="utf-8")
-        return path
+# ---------------------------------------------------------------------------- how a cell runs
+def _setting(cell: Cell) -> protocols.Setting:
+    """A Table 2 / overlap cell: ``--protocol fesl``; regression: the same scenario, square loss."""
+    c, B = float(cell.params["c"]), int(cell.params["overlap"])
+    if cell.dataset in SYNTHETIC:
+        params = _params(c, B, 0)
+        del params["horizon"]  # the protocol's: the rows after the switch
+        return protocols.setting(
+            "fesl", cell.dataset, cell.method, params=params, scenario_params={"overlap": B}
+        )
+    n, d1 = dataset(cell.dataset).X.shape
+    return protocols.Setting(
+        cell.dataset,
+        scenario="evolvable",
+        scenario_params={"d2": int(round(0.7 * d1)), "overlap": B},
+        params=_params(c, B, n - n // 2, "square"),
+        loader=f"{__name__}:dataset",
+    )
 
 
-PAPER = FESLPaper()
+def _cell_metrics(cell: Cell, s: protocols.Setting, res: Any) -> dict[str, Any]:
+    data = dataset(cell.dataset)
+    return {
+        **_metrics(res),
+        "n": data.X.shape[0],
+        "d1": data.X.shape[1],
+        "d2": s.scenario_params["d2"],
+    }
+
+
+def _reuters_cell(cell: Cell) -> dict[str, Any]:
+    """One method on a Reuters pair: view i before the switch, view j after (the sample's own views)."""
+    from evofeat.evaluate import prequential
+    from evofeat.registry import make
+    from evofeat.streams import evolvable, permutation
+
+    c, B = float(cell.params["c"]), int(cell.params["overlap"])
+    i, j = (int(v) for v in cell.dataset.split("-")[1:])
+    A, V = _view(i), _view(j)
+    order = permutation(A.n_rows, _base_seed(cell) + cell.repeat)
+    y = np.where(A.y[order] == REUTERS_POSITIVE, 1, -1)
+    stream = evolvable(A.X[order], y, A.feature_names, views=[V.X[order]], overlap=B)
+    horizon = stream.n_rows - stream.info["eval_from"]
+    res = prequential(make(cell.method, **_params(c, B, horizon)), stream)
+    return {**_metrics(res), "n": A.n_rows, "d1": A.n_features, "d2": V.n_features}
+
+
+def _data_of(cell: Cell) -> tuple[str, ...]:
+    """The registry files a cell reads (FESL builds its sets from them)."""
+    if cell.dataset.startswith("reuters-"):
+        return tuple(f"reuters1200-view{i}" for i in cell.dataset.split("-")[1:])
+    return (SYNTHETIC[cell.dataset].source,) if cell.dataset in SYNTHETIC else ()
+
+
+def _comparison(results: pd.DataFrame) -> list[Row]:
+    """Each Table 2 cell beside ours at the c chosen on the search runs."""
+    df = _frame(results) if not results.empty else results
+    rows = []
+    for rec in published("fesl")["table2"]:
+        method = next(k for k, v in PAPER_NAME.items() if v == rec["algorithm"])
+        ds, table, search = rec["dataset"], "table2", "table2-search"
+        if rec["group"] == "Reuters":
+            a, b = rec["dataset"][2:].split("-")
+            ds = f"reuters-{REUTERS_VIEWS.index(a) + 1}-{REUTERS_VIEWS.index(b) + 1}"
+            table, search = "reuters", "reuters-search"
+        c = _choose_c(df, search, True).get(ds) if not df.empty else None
+        sub = (
+            _at(df, table, {ds: c})
+            if c is not None
+            else pd.DataFrame(columns=["dataset", "method", "accuracy", "overlap"])
+        )
+        sub = sub[(sub["dataset"] == ds) & (sub["method"] == method)]
+        if table == "table2":
+            sub = sub[sub["overlap"] == OVERLAP]
+        v = sub["accuracy"].to_numpy(dtype=float)
+        cmd = (
+            protocols.command("fesl", ds, method, v.size, params={"lr": 1.0 / c})
+            if v.size and table == "table2" and c is not None
+            else ""
+        )
+        row = Row(
+            "fesl",
+            "table2",
+            rec["dataset"],
+            rec["algorithm"],
+            f"c={c:g}" if c is not None else "",
+            rec["accuracy_mean"],
+            rec["accuracy_std"],
+            float(v.mean()) if v.size else float("nan"),
+            float(v.std(ddof=1)) if v.size > 1 else float("nan"),
+            command=cmd,
+        )
+        row.explanation_id = explain("fesl", row)
+        rows.append(row)
+    return rows
+
+
+def _pairs(results: pd.DataFrame) -> list[Pair]:
+    """FESL-c and FESL-s against each baseline on the same streams (Table 2, chosen c)."""
+    if results.empty:
+        return []
+    df = _frame(results)
+    sub = _at(df, "table2", _choose_c(df, "table2-search", True), OVERLAP)
+    out = []
+    for ds, g in sub.groupby("dataset"):
+        acc = {m: g[g["method"] == m].sort_values("repeat")["accuracy"] for m in METHODS}
+        for m in ("fesl-c", "fesl-s"):
+            for base in METHODS[:3]:
+                a, b = acc[m].to_numpy(float), acc[base].to_numpy(float)
+                if a.size > 1 and a.size == b.size:
+                    out.append(Pair("table2", str(ds), PAPER_NAME[m], PAPER_NAME[base], a, b))
+    return out
 
 
 # ---------------------------------------------------------------------------- report
@@ -837,3 +763,97 @@ def _runtime(df: pd.DataFrame) -> str:
         + markdown_table(rows, ["table", "cells", "seconds"])
         + "\n"
     )
+
+
+# ---------------------------------------------------------------------------- the declaration
+def _chosen(df: pd.DataFrame) -> dict[str, float]:
+    return {
+        **_choose_c(df, "table2-search", True),
+        **_choose_c(df, "reuters-search", True),
+        **_choose_c(df, "regression-search", False),
+    }
+
+
+def _section(fn: Any, *, chosen: bool = True, out: bool = False) -> Any:
+    """A report section from a function of the results (with the chosen c, the report folder)."""
+
+    def render(view: Any) -> str:
+        df = _frame(view.results)
+        args = (df, _chosen(df)) if chosen else (df,)
+        return str(fn(*args, view.out) if out else fn(*args))
+
+    return render
+
+
+def _overlaps(ds: str, m: str, c: float, which: str) -> dict[str, Any] | None:
+    """B = 5 and B = 2 d2 beside Table 2's B = 10 (a quick run: 2 d2 only, whatever it is)."""
+    B = 5 if which == "five" else 2 * d2_of(ds)
+    return None if which == "double" and B == OVERLAP else {"c": c, "overlap": B}
+
+
+def _reuters_pairs(quick: bool) -> tuple[str, ...]:
+    """The Reuters view pairs (none when the sample is not on this machine: the report says so)."""
+    if not _reuters_available():
+        return ()
+    pairs = [(1, 2)] if quick else [(i, j) for i in range(1, 6) for j in range(1, 6) if i != j]
+    return tuple(f"reuters-{i}-{j}" for i, j in pairs)
+
+
+def _grid(table: str, sets: Any, runs: int, quick_runs: int, overlap: int = OVERLAP) -> Grid:
+    quick: dict[str, Any] = {"c": (10, 100)}
+    if table.startswith("table2"):
+        quick["datasets"] = QUICK_SETS
+    axes = {"c": C_GRID, "overlap": (overlap,)}
+    return Grid(table, sets, METHODS, axes, None, quick, runs, quick_runs)
+
+
+QUICK_SETS = ("australian", "diabetes")
+PAPER = PaperSpec(
+    name="fesl",
+    title="Learning with Feature Evolvable Streams (FESL)",
+    paper_repeats=f"{RUNS} (Reuters {REUTERS_RUNS})",
+    repeats=RUNS,
+    quick_repeats=2,
+    shared_cells=False,  # a search run and a reported run of the same setting are two cells
+    grids=(
+        _grid("table2", tuple(SYNTHETIC), RUNS, 2),
+        _grid("table2-search", tuple(SYNTHETIC), SEARCH_RUNS, 1),
+        Grid(
+            "overlap",
+            tuple(SYNTHETIC),
+            METHODS,
+            {"c": C_GRID, "which": ("five", "double")},
+            _overlaps,
+            {"datasets": QUICK_SETS, "c": (10, 100), "which": ("double-quick",)},
+            RUNS,
+            2,
+        ),
+        _grid("reuters", _reuters_pairs, REUTERS_RUNS, 1, REUTERS_OVERLAP),
+        _grid("reuters-search", _reuters_pairs, 2, 1, REUTERS_OVERLAP),
+        _grid("regression", ("diabetes-regression",), RUNS, 2),
+        _grid("regression-search", ("diabetes-regression",), SEARCH_RUNS, 1),
+    ),  # fmt: skip
+    variants=(),
+    sections=(
+        _INTRO,
+        _section(_table1, chosen=False),
+        _section(_table2),
+        _section(_c_table),
+        _section(_figure3, out=True),
+        _section(_overlap_table),
+        _section(_reuters, out=True),
+        _section(_regression, out=True),
+        _CHOICES,
+        _section(_runtime, chosen=False),
+    ),
+    published_cells=list,
+    lookup=lambda pub, variant: ("", "", {}),
+    setting=_setting,
+    metrics=_cell_metrics,
+    runs={"reuters": _reuters_cell, "reuters-search": _reuters_cell},
+    seed=_base_seed,
+    data_of=_data_of,
+    rows_of=_comparison,
+    pairs_of=_pairs,
+    runtime=False,
+)

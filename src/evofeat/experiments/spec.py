@@ -43,8 +43,10 @@ class Grid:
     """A table's cells: every point of ``axes`` x data set x method.
 
     ``params(dataset, method, **point)`` turns a point into the cell's
-    parameters (default: the point itself). ``quick`` replaces ``"datasets"``,
-    ``"methods"`` or an axis's values in a quick run. ``repeats`` (an int or
+    parameters (default: the point itself; None: no cell there). ``datasets``
+    may be a function of ``quick`` (e.g. the sets found on this machine).
+    ``quick`` replaces ``"datasets"``, ``"methods"`` or an axis's values in a
+    quick run. ``repeats`` (an int or
     data set -> int) and ``quick_repeats`` replace the paper's repeats.
 
     >>> Grid("t", ("german",), ("ofs", "rand")).cells(2)[3].key
@@ -52,7 +54,7 @@ class Grid:
     """
 
     table: str
-    datasets: tuple[str, ...]
+    datasets: tuple[str, ...] | Callable[[bool], tuple[str, ...]]
     methods: tuple[str, ...]
     axes: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     params: Callable[..., dict[str, Any]] | None = None
@@ -74,11 +76,14 @@ class Grid:
             return self.quick.get(name, full) if quick else full
 
         axes = {k: pick(k, v) for k, v in self.axes.items()}
+        sets = self.datasets(quick) if callable(self.datasets) else pick("datasets", self.datasets)
         for values in itertools.product(*axes.values()):
             point = dict(zip(axes, values, strict=True))
-            for ds in pick("datasets", self.datasets):
+            for ds in sets:
                 for m in pick("methods", self.methods):
-                    yield ds, m, self.params(ds, m, **point) if self.params else point
+                    p = self.params(ds, m, **point) if self.params else point
+                    if p is not None:  # None: no cell at this point
+                        yield ds, m, p
 
     def cells(self, repeats: int, quick: bool = False) -> list[Cell]:
         return [
@@ -201,13 +206,18 @@ class PaperSpec(Paper):
     predictions: Callable[[Cell], bool] | None = None  # keep the run's predictions (for metrics)
     learners: Mapping[str, str] = field(default_factory=dict)
     runs: Mapping[str, Callable[[Cell], dict[str, Any]]] = field(default_factory=dict)
+    shared_cells: bool = True  # one cell for a (data set, method, parameters) in several grids
+    data_of: Callable[[Cell], tuple[str, ...]] | None = None  # the registry files a cell reads
+    rows_of: Callable[[pd.DataFrame], list[Any]] | None = None  # comparison rows, when data-driven
+    pairs_of: Callable[[pd.DataFrame], list[Any]] | None = None  # paired tests, when data-driven
+    runtime: bool = True  # the common runtime section (False: the paper states its own)
     commands: Callable[[Published, Variant, int], str] | None = None
     signed: bool = False  # a cell beyond 2σ is "lower" / "higher" rather than "differs"
     pair_specs: Callable[[], list[PairSpec]] = list
     extras: tuple[Extra, ...] = ()
     exact: bool = False
     higher_is_better: bool = False
-    seed: int = 0
+    seed: int | Callable[[Cell], int] = 0  # the base seed of the row orders (or a cell's)
     runtime_note: str = ""
     explain: str = ""  # the paper's name in :mod:`evofeat.report.explanations` (default: name)
 
@@ -218,12 +228,13 @@ class PaperSpec(Paper):
         for g in self.grids:
             for d, m, p in g.points(quick):
                 n = g.n_repeats(d, default, quick)
-                seen.setdefault(_key(d, m, p), (g.table, d, m, p, n))
+                key = _key(d, m, p) if self.shared_cells else f"{g.table}|{_key(d, m, p)}"
+                seen.setdefault(key, (g.table, d, m, p, n))
         return [Cell(t, d, m, p, r) for t, d, m, p, n in seen.values() for r in range(n)]
 
     def requires(self, cell: Cell) -> tuple[str, ...]:
-        """The data file the cell's setting reads."""
-        return (self.setting(cell).source,)
+        """The data files the cell reads (default: its setting's source)."""
+        return self.data_of(cell) if self.data_of else (self.setting(cell).source,)
 
     def run_cell(self, cell: Cell) -> dict[str, Any]:
         """One repeat through :func:`protocols.run_setting`; seeds and row order from ``cell.repeat``."""
@@ -233,7 +244,8 @@ class PaperSpec(Paper):
         s = self.setting(cell)
         kw = {"keep_predictions": True} if self.predictions and self.predictions(cell) else {}
         learner = self.learners.get(cell.method, cell.method)
-        res = protocols.run_setting(learner, s, cell.repeat, seed=self.seed, **kw)
+        seed = self.seed(cell) if callable(self.seed) else self.seed
+        res = protocols.run_setting(learner, s, cell.repeat, seed=seed, **kw)
         out: dict[str, Any] = {
             "mistakes": res.mistakes,
             "n_rows": res.n_rows,
@@ -266,6 +278,8 @@ class PaperSpec(Paper):
 
     def comparison(self, results: pd.DataFrame) -> list[Any]:
         """Each published cell beside ours in the main variant (``comparison.csv``)."""
+        if self.rows_of is not None:
+            return self.rows_of(results)
         from evofeat.report.compare import Row
         from evofeat.report.explanations import explain
         from evofeat.report.paper import View
@@ -294,6 +308,8 @@ class PaperSpec(Paper):
 
     def pairs(self, results: pd.DataFrame) -> list[Any]:
         """The declared paired tests whose two cells ran the same repeats (more than one)."""
+        if self.pairs_of is not None:
+            return self.pairs_of(results)
         from evofeat.report.compare import Pair
         from evofeat.report.paper import View
 

@@ -433,7 +433,8 @@ def render(spec: PaperSpec, results: pd.DataFrame, out: Path, command: str) -> P
             parts.append(s.render(view) + "\n")
         else:
             parts.append(s(view))
-    parts.append(runtime(view))
+    if getattr(spec, "runtime", True):
+        parts.append(runtime(view))
     path = out / "report.md"
     path.write_text("\n".join(p for p in parts if p) + "\n", encoding="utf-8")
     return path
