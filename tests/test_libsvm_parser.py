@@ -288,7 +288,11 @@ def test_remap_rows_checks_the_map() -> None:
 
 
 def test_memory_is_bounded_by_the_block_not_the_file(tmp_path: Path) -> None:
-    """Both passes over a 24 MB file in blocks of 1 MiB peak at a small fraction of the file."""
+    """Both passes over a 24 MiB file in blocks of 1 MiB peak at a few blocks, far below the file.
+
+    Measured: 5.7 MiB (the block's text, its arrays, and the previous
+    block's, which the last chunk handed out still views).
+    """
     base = b"".join(
         b"%d %s\n"
         % (1 - 2 * (i % 2), b" ".join(b"%d:0.%04d" % (j * 37 + i % 37 + 1, i) for j in range(20)))
@@ -307,7 +311,9 @@ def test_memory_is_bounded_by_the_block_not_the_file(tmp_path: Path) -> None:
     finally:
         tracemalloc.stop()
     assert rows == stream.n_rows and rows >= 10_000 * (24 << 20) // len(base)
-    assert peak < size / 4, f"peak {peak / 2**20:.1f} MiB for a {size / 2**20:.0f} MiB file"
+    assert peak < min(size / 3, 8 << 20), (
+        f"peak {peak / 2**20:.1f} MiB for a {size / 2**20:.0f} MiB file"
+    )
 
 
 # ---------------------------------------------------------------------------- standard input
