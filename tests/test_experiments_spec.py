@@ -233,3 +233,13 @@ def test_fesl_declaration_keeps_search_and_reported_runs_apart() -> None:
     assert {c.table for c in same} == {"table2", "table2-search"}
     assert p.requires(Cell("table2", "german", "nogd", {}, 0)) == ("credit-g",)
     assert {c.params["overlap"] for c in quick if c.table == "overlap"} > {10}
+
+
+def test_extra_variant_rows_render_beside_their_table(tmp_path: Path) -> None:
+    """A declared Extra (e.g. an adaptive variant) gets its rows against the same published cells."""
+    from evofeat.experiments.spec import Extra
+
+    spec = _toy(extras=(Extra("t1", "A adaptive", lambda pub: ("german", "a", {"budget": 0.2})),))
+    text = spec.write_report(_results(spec), tmp_path, "x").read_text()
+    assert "**A adaptive** beside the same published cells:" in text
+    assert "| german | 0.1 | B | 20.0 ± 2.0 | 10.5 ± 0.6 | -4.75 | differs |" in text

@@ -310,7 +310,7 @@ def _seconds(view: View) -> str:
     for pub in (p for p in _published() if p.table == "table8"):
         for prep in (PREPROCESS, ALTERNATIVE):
             key = _lookup(pub, prep)
-            s, c = view.values(*key, "seconds"), view.values(*key, "compute_seconds")
+            s, c = (view.values(key[0], key[1], key[2], m) for m in ("seconds", "compute_seconds"))
             if s.size:
                 rec = next(r for r in published("ofs")["table8"] if r["dataset"] == pub.dataset and r["algorithm"] == pub.label)  # fmt: skip
                 rows.append([key[0], prep, pub.label, rec["seconds"], f"{s.mean():.2f}", f"{c.mean():.2f}"])  # fmt: skip

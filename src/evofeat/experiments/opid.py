@@ -230,7 +230,7 @@ class OPIDPaper(Paper):
             "n_cstage": s.n_cstage,
             "n_estage": p["n_i"],
         }
-        extra = {k: p[k] for k in ("consistency", "l2") if k in p}
+        extra: dict[str, Any] = {k: p[k] for k in ("consistency", "l2") if k in p}
         attrs = {"weights_": "w1", "estage_l2_": "gamma"}
         return incdec_once(cell.method, X, y, scenario, _seed(cell), extra, attrs)
 

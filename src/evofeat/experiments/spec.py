@@ -57,7 +57,7 @@ class Grid:
     datasets: tuple[str, ...] | Callable[[bool], tuple[str, ...]]
     methods: tuple[str, ...]
     axes: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
-    params: Callable[..., dict[str, Any]] | None = None
+    params: Callable[..., dict[str, Any] | None] | None = None
     quick: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     repeats: int | Mapping[str, int] | None = None
     quick_repeats: int | None = None
@@ -188,6 +188,15 @@ class PaperSpec(Paper):
     variant's protocol with the cell's learner and scenario parameters);
     ``pair_specs()`` the paired tests; ``extras`` the rows declared beside a
     table (e.g. adaptive variants, added later).
+
+    >>> toy = PaperSpec(name="toy", title="Toy", paper_repeats="2", repeats=2, quick_repeats=1,
+    ...     grids=(Grid("t", ("german",), ("ofs", "rand"), {"budget": (0.1,)}),), variants=(),
+    ...     sections=(), published_cells=list, lookup=lambda pub, v: ("", "", {}),
+    ...     setting=lambda cell: protocols.setting("ofs", cell.dataset, cell.method, params=cell.params))
+    >>> [c.key for c in toy.cells(quick=True)]
+    ['t|german|ofs|{"budget":0.1}|0', 't|german|rand|{"budget":0.1}|0']
+    >>> toy.run_cell(toy.cells(quick=True)[0])["n_rows"]
+    1000
     """
 
     name: str
@@ -315,7 +324,8 @@ class PaperSpec(Paper):
 
         view, out = View(results), []
         for s in self.pair_specs():
-            ours, theirs = view.values(*s.ours, s.metric), view.values(*s.theirs, s.metric)
+            ours = view.values(s.ours[0], s.ours[1], s.ours[2], s.metric)
+            theirs = view.values(s.theirs[0], s.theirs[1], s.theirs[2], s.metric)
             if ours.size > 1 and ours.size == theirs.size:
                 out.append(
                     Pair(

@@ -49,6 +49,9 @@ class View:
 
     ``out`` is the folder the report is written to (figures go there);
     ``spec`` the paper being rendered.
+
+    >>> View(pd.DataFrame()).values("german", "ofs", {}).size
+    0
     """
 
     def __init__(self, results: pd.DataFrame, out: Path | None = None, spec: Any = None) -> None:
