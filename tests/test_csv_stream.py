@@ -92,6 +92,29 @@ def test_nan_marked_haphazard_data(tmp_path: Path, name: str) -> None:
     assert_same(name, dropped, full(complete.X, complete.y, complete.feature_names))
 
 
+def test_a_learner_continues_as_on_the_loaded_stream(tmp_path: Path) -> None:
+    """A learner that saw other features first numbers the file's as the array stream would."""
+    ds = load("german", preprocess="zscore")
+    X = haphazard(ds.X, ds.y, ds.feature_names, p=0.5, seed=4).to_dense()
+    path = write_table(tmp_path / "h.csv", X, ds.y, names=list(ds.feature_names))
+    loaded = load(path, missing="keep")
+    rng = np.random.default_rng(5)
+    warm = Stream.from_dense(
+        rng.standard_normal((50, 3)), np.where(rng.random(50) < 0.5, -1, 1), ["f3", "z", "f10"]
+    )
+    out = []
+    for stream in (
+        CsvStream(path),
+        Stream.from_dense(loaded.X, loaded.y, loaded.feature_names, task="binary"),
+    ):
+        learner = make("ofs")
+        prequential(learner, warm)
+        res = prequential(learner, stream, keep_predictions=True)
+        out.append((res.mistakes, res.scores, list(learner.feature_index_.names)))
+    assert out[0][0] == out[1][0] and out[0][2] == out[1][2]
+    np.testing.assert_array_equal(out[0][1], out[1][1])
+
+
 @pytest.mark.parametrize("categorical", ["ordinal", "onehot"])
 def test_categorical_columns_are_coded_from_the_whole_file(
     tmp_path: Path, categorical: str
