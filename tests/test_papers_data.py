@@ -186,6 +186,9 @@ def test_an_unverified_download_that_is_a_web_page_is_refused(
     served[url] = b"\n"
     with pytest.raises(DataNotFoundError, match="sent nothing"):
         download("codrna", dest=tmp_path)
+    served[url] = b"-1 1:0.5 2:1\nno such thing\n"
+    with pytest.raises(DataNotFoundError, match=r"sent a line that is not LIBSVM \(b'no such"):
+        download("codrna", dest=tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -318,3 +321,32 @@ def test_every_set_the_published_tables_name_is_registered_for_that_paper() -> N
                 )
                 checked += 1
     assert checked > 60
+
+
+def test_one_command_fetches_what_a_paper_needs(isolated: Path, served: dict[str, bytes]) -> None:
+    """`evofeat datasets download --paper opid`: every fetchable set OPID's tables need."""
+    for name in ("gisette", "sensit-vehicle", "protein", "mnist", "usps", "satimage"):
+        for rec in get_entry(name).records:
+            assert rec.source_url is not None
+            served[rec.source_url] = b"fake"  # what is asked for, not what is stored
+    result = CliRunner().invoke(main, ["datasets", "download", "--paper", "OPID"])
+    asked = {u.rsplit("/", 1)[-1] for u in served["hits"]}  # type: ignore[attr-defined]
+    assert {"gisette_scale.bz2", "combined.bz2", "protein.bz2"} <= asked
+    assert not any("cod-rna" in u or "ijcnn1" in u for u in asked)  # OFS's, not OPID's
+    assert result.exit_code != 0 and "downloads failed" in result.output  # b"fake" is no data
+    assert "gisette: failed: " in result.output and "not LIBSVM" in result.output
+    bad = CliRunner().invoke(main, ["datasets", "download", "--paper", "nips"])
+    assert bad.exit_code != 0 and "expected one of ceofs, fesl, ofs, opid, stsd" in bad.output
+    both = CliRunner().invoke(main, ["datasets", "download", "codrna", "--paper", "ofs"])
+    assert both.exit_code != 0 and "both names and --paper given" in both.output
+
+
+def test_the_libsvm_check_reads_whole_lines_only() -> None:
+    from evofeat.datasets.fetch import _not_the_format
+
+    rec = get_entry("gisette").records[0]
+    line = b"-1 " + b" ".join(b"%d:0.%d" % (j, j % 10) for j in range(1, 5001)) + b"\n"
+    big = line * 40  # over 1 MiB: the check stops inside a line, which is not held against it
+    assert len(big) > 1 << 20 and _not_the_format(rec, big) is None
+    assert _not_the_format(rec, b"1 1:1\n2 a:1\n") == "a line that is not LIBSVM (b'2 a:1')"
+    assert _not_the_format(get_entry("rfid").records[0], b"x,y\n1,2\n") is None  # csv: not checked

@@ -171,14 +171,19 @@ def _echo_datasets(fmt: str) -> None:
     help="Folder to store into (default: the user cache folder, searched after $EVOFEAT_DATA).",
 )
 @click.option("--url", default=None, help="An https:// address of a copy (one data set, one file).")
+@click.option(
+    "--paper",
+    default=None,
+    help="Every data set a paper's tables need (stsd, ofs, fesl, opid, ceofs) that can be fetched.",
+)
 def datasets_download(
-    names: tuple[str, ...], all_: bool, dest: str | None, url: str | None
+    names: tuple[str, ...], all_: bool, dest: str | None, url: str | None, paper: str | None
 ) -> None:
     """Fetch data sets over HTTPS, check their sha256 and store them gzipped."""
     from evofeat.datasets.fetch import download_many
 
     try:
-        for line in download_many(names, all_=all_, dest=dest, url=url):
+        for line in download_many(names, all_=all_, dest=dest, url=url, paper=paper):
             click.echo(line)
     except _user_errors() + (ValueError,) as exc:
         _fail(exc)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import re
 import tempfile
 import urllib.parse
 import warnings
@@ -135,6 +136,26 @@ def _fetch(url: str, timeout: float, known_sha256: str | None, max_bytes: int) -
         return Path(path).read_bytes()
 
 
+_LIBSVM_LINE = re.compile(rb"^\s*[-+]?[0-9.eE+-]+(?:\s+[0-9]+:\S+)*\s*$")
+
+
+def _not_the_format(rec: FileRecord, content: bytes) -> str | None:
+    """What ``content``'s first lines are instead of ``rec.format`` (None when they fit).
+
+    Only a LIBSVM file is checked this way (label, then index:value pairs).
+    """
+    if rec.format != "libsvm":
+        return None
+    head = content[: 1 << 20].splitlines()
+    if len(content) > 1 << 20:
+        head = head[:-1]  # cut short
+    lines = [line for line in head[:10] if line.strip()][:5]
+    for line in lines:
+        if not _LIBSVM_LINE.match(line):
+            return f"a line that is not LIBSVM ({line[:60]!r})"
+    return None
+
+
 def _unverified_payload(rec: FileRecord, raw: bytes, url: str) -> bytes:
     """The gzip bytes to store for ``rec``, whose source publishes no checksum to check."""
     try:
@@ -142,8 +163,10 @@ def _unverified_payload(rec: FileRecord, raw: bytes, url: str) -> bytes:
     except DataFormatError as err:
         raise DataNotFoundError(f"{err} Nothing was written.") from err
     head = content[:512].lstrip().lower()
-    if not content.strip() or head.startswith((b"<!doctype", b"<html", b"<?xml")):
-        what = "nothing" if not content.strip() else "a web page"
+    page = head.startswith((b"<!doctype", b"<html", b"<?xml"))
+    what = "nothing" if not content.strip() else "a web page" if page else None
+    what = what or _not_the_format(rec, content)
+    if what is not None:
         raise DataNotFoundError(
             f"{url} sent {what}, not the data file {rec.path} ({rec.format}); nothing was "
             "written. The source may have moved: check its page "
@@ -240,7 +263,8 @@ def download(
     Some sets the papers used come from a source that publishes no checksum
     (the LIBSVM data page: ``codrna``, ``gisette``, ``sensit-vehicle``,
     ``protein``). Those are fetched with pooch's ``known_hash=None`` and
-    stored after a format check (not a web page, not empty), and an
+    stored after a format check (not a web page, not empty, and for a
+    LIBSVM file, first lines of the form ``label index:value ...``), and an
     :class:`~evofeat.datasets.errors.UnverifiedDownloadWarning` gives the
     sha256 of the bytes received, never silently. A file of such a set
     already in place is kept (delete it to fetch it again).
@@ -344,49 +368,77 @@ def download(
     return root / Path(records[0].path).parent
 
 
+def _needed_by(entries: list[registry.DatasetEntry], paper: str) -> list[registry.DatasetEntry]:
+    """The entries whose ``used_by`` names ``paper``'s tables ("OFS Table 8" for "ofs")."""
+
+    def papers(e: registry.DatasetEntry) -> set[str]:
+        return {t.split()[0].lower() for t in e.used_by}
+
+    known = sorted(set().union(*(papers(e) for e in entries)))
+    if paper.lower() not in known:
+        raise InputError(
+            f"unknown paper {paper!r}",
+            expected=f"one of {', '.join(known)}",
+            fix="name a paper evofeat reproduces (`evofeat reproduce --help`)",
+        )
+    return [e for e in entries if paper.lower() in papers(e)]
+
+
 def download_many(
     names: Sequence[str],
     *,
     all_: bool = False,
     dest: str | os.PathLike[str] | None = None,
     url: str | None = None,
+    paper: str | None = None,
 ) -> Iterator[str]:
     """``evofeat datasets download``: fetch each data set, yielding one line of report per set.
 
     With ``all_``, every registered set whose files all have a downloadable
-    source (the others are listed, with how to get them, at the end); a
-    failed download is reported and the others go on, then an error sums up.
-    A file stored without a checksum check gets a ``warning:`` line with the
-    sha256 of the bytes received.
+    source; with ``paper`` (stsd, ofs, fesl, opid, ceofs), those of them that
+    the paper's tables need (``used_by``). The sets that cannot be fetched are
+    listed, with how to get them, at the end; a failed download is reported
+    and the others go on, then an error sums up. A file stored without a
+    checksum check gets a ``warning:`` line with the sha256 of the bytes
+    received.
 
     >>> list(download_many([]))
     Traceback (most recent call last):
     ...
-    evofeat.base.errors.InputError: no data set named: expected one or more names, or --all; fix: see `evofeat datasets` for the names
+    evofeat.base.errors.InputError: no data set named: expected one or more names, --all or --paper; fix: see `evofeat datasets` for the names
+    >>> list(download_many([], paper="nips"))
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: unknown paper 'nips': expected one of ceofs, fesl, ofs, opid, stsd; fix: ...
     """
-    if all_ and names:
+    choices = (("names", bool(names)), ("--all", all_), ("--paper", paper is not None))
+    given = [what for what, on in choices if on]
+    if len(given) > 1:
         raise InputError(
-            "both names and --all given",
-            expected="names or --all",
-            received=", ".join(names),
-            fix="drop the names or --all",
+            f"both {given[0]} and {given[1]} given",
+            expected="names, --all or --paper",
+            received=", ".join(given),
+            fix=f"drop {given[1]}",
         )
-    if not names and not all_:
+    if not given:
         raise InputError(
             "no data set named",
-            expected="one or more names, or --all",
+            expected="one or more names, --all or --paper",
             fix="see `evofeat datasets` for the names",
         )
-    if url is not None and (all_ or len(names) != 1):
+    if url is not None and (all_ or paper is not None or len(names) != 1):
         raise InputError(
             "--url is the address of one data set's file",
             expected="one name with --url",
-            received=f"{'--all' if all_ else len(names)} names",
+            received=f"{'--all' if all_ else '--paper' if paper else len(names)} names",
             fix="download one data set at a time with --url",
         )
     skipped = []
-    if all_:
+    keep_going = all_ or paper is not None
+    if keep_going:
         entries = [registry.get_entry(n) for n in registry.names()]
+        if paper is not None:
+            entries = _needed_by(entries, paper)
         chosen = [
             e.name for e in entries if not e.bundled and all(r.downloadable for r in e.records)
         ]
@@ -400,7 +452,7 @@ def download_many(
                 warnings.simplefilter("always", UnverifiedDownloadWarning)
                 folder = download(name, dest=dest, url=url)
         except (DataNotFoundError, ChecksumError) as err:
-            if not all_:
+            if not keep_going:
                 raise
             failed.append(name)
             yield f"{name}: failed: {err}"
