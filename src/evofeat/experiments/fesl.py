@@ -193,6 +193,23 @@ def _metrics(res: Any) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- how a cell runs
+def protocol_setting(name: str, learner: str) -> protocols.Setting:
+    """``--protocol fesl``: a Table 2 set, its d2, B = 10, T2 = the rows after the switch, lr = 1/10.
+
+    >>> s = protocol_setting("credit-a", "fesl-c")
+    >>> s.scenario_params, s.params["horizon"]
+    ({'d2': 10, 'overlap': 10}, 327)
+    """
+    n = protocols.load_setting(name, None, None, "none", f"{__name__}:dataset").n_rows
+    return protocols.Setting(
+        name,
+        scenario="evolvable",
+        scenario_params={"d2": d2_of(name), "overlap": OVERLAP},
+        params={"lr": 0.1, "overlap": OVERLAP, "horizon": n - n // 2, "loss": "logistic"},
+        loader=f"{__name__}:dataset",
+    )
+
+
 def _setting(cell: Cell) -> protocols.Setting:
     """A Table 2 / overlap cell: ``--protocol fesl``; regression: the same scenario, square loss."""
     c, B = float(cell.params["c"]), int(cell.params["overlap"])

@@ -104,6 +104,32 @@ UNAVAILABLE = {
 }
 
 
+def protocol_setting(name: str, learner: str) -> protocols.Setting:
+    """``--protocol opid``: the paper's Table 1 row (feature split, C-stage rows, the smallest n_i).
+
+    >>> protocol_setting("dna", "opid").scenario_params["n_cstage"]
+    1200
+    """
+    s = SETTINGS[name]
+    d_v, d_s, d_a = s.split
+    n = s.n_i[0]
+    return protocols.Setting(
+        name,
+        preprocess="minmax",
+        scenario="incdec",
+        scenario_params={
+            "d_v": d_v,
+            "d_s": d_s,
+            "d_a": d_a,
+            "batch_size": n,
+            "n_cstage": s.n_cstage,
+            "n_estage": n,
+        },
+        loader=f"{__name__}:dataset",
+        seeds=f"{__name__}:repeat_seed",
+    )
+
+
 @cache
 def _data(key: str) -> tuple[np.ndarray, np.ndarray]:
     """The rows of the setting's classes, constant columns dropped if asked, min-max to [0, 1]."""

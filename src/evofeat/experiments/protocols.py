@@ -123,44 +123,9 @@ def _ofs(dataset: str, learner: str, preprocess: str) -> Setting:
     )
 
 
-def _fesl(dataset: str, learner: str) -> Setting:
-    from evofeat.experiments import fesl
-
-    n = load_setting(dataset, None, None, "none", "evofeat.experiments.fesl:dataset").n_rows
-    overlap = fesl.OVERLAP
-    return Setting(
-        dataset,
-        scenario="evolvable",
-        scenario_params={"d2": fesl.d2_of(dataset), "overlap": overlap},
-        params={"lr": 0.1, "overlap": overlap, "horizon": n - n // 2, "loss": "logistic"},
-        loader="evofeat.experiments.fesl:dataset",
-    )
-
-
-def _opid(dataset: str, learner: str) -> Setting:
-    from evofeat.experiments import opid
-
-    s = opid.SETTINGS[dataset]
-    d_v, d_s, d_a = s.split
-    n = s.n_i[0]
-    return Setting(
-        dataset,
-        preprocess="minmax",
-        scenario="incdec",
-        scenario_params={
-            "d_v": d_v,
-            "d_s": d_s,
-            "d_a": d_a,
-            "batch_size": n,
-            "n_cstage": s.n_cstage,
-            "n_estage": n,
-        },
-        loader="evofeat.experiments.opid:dataset",
-        seeds="evofeat.experiments.opid:repeat_seed",
-    )
-
-
-#: protocol name -> (one-line description, setting(dataset, learner)).
+#: protocol name -> (one-line description, setting(dataset, learner)); a paper whose protocol needs
+#: its own data construction names it as "module:function" (imported when first asked for), so
+#: this module imports no paper.
 PROTOCOLS: dict[str, tuple[str, Any]] = {
     "stsd-authors": (
         "the STSD authors' MATLAB release (preprocessing, schedule, C, radius; german: their "
@@ -182,13 +147,13 @@ PROTOCOLS: dict[str, tuple[str, Any]] = {
     "fesl": (
         "the FESL paper's synthetic sets (Table 2): [0, 1] features, S2 = S1 G, B = 10, T1 = n/2; "
         "c of tau = 1 / (c sqrt(t)) as --param lr=1/c",
-        _fesl,
+        "evofeat.experiments.fesl:protocol_setting",
     ),
     "opid": (
         "the OPID paper's Table 1 row (classes kept, [0, 1] features, feature split, C-stage "
         "rows, n_i = the smallest; --scenario-param batch_size=N n_estage=N for another) and "
         "its seeds per repeat",
-        _opid,
+        "evofeat.experiments.opid:protocol_setting",
     ),
 }
 
@@ -212,7 +177,8 @@ def setting(protocol: str, dataset: str, learner: str, **override: Any) -> Setti
             expected="one of " + ", ".join(sorted(PROTOCOLS)),
             fix="pick one of those (see evofeat.experiments.protocols)",
         )
-    s: Setting = PROTOCOLS[protocol][1](dataset, learner)
+    make = PROTOCOLS[protocol][1]
+    s: Setting = _call(make, dataset, learner) if isinstance(make, str) else make(dataset, learner)
     for key in ("params", "scenario_params"):
         if key in override:
             override[key] = {**getattr(s, key), **override[key]}
