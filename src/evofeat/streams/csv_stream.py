@@ -27,11 +27,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex, sort_names
 from evofeat.datasets.encode import (
     CATEGORICAL_MODES,
+    MISSING_TOKENS,
     RawColumn,
     _format_level,
     _sort_levels,
@@ -96,9 +98,10 @@ class CsvStream:
     predictions as a run on ``Stream.from_dense(load(path, missing=...).X,
     ...)``. Memory is bounded by the block, whatever the number of rows:
     about 15 times ``block_bytes`` for the parsed and encoded block and its
-    chunks (60 MiB with the default 4 MiB blocks, measured on a file of 20
-    numeric columns), plus the feature names, the label values and the
-    levels of the categorical columns.
+    chunks (57 to 63 MiB traced with the default 4 MiB blocks, measured on
+    files of 20 numeric columns with and without missing values), plus the
+    feature names, the label values and the levels of the categorical
+    columns.
 
     **Missing values** (``?`` or an empty field) are absent features
     (``missing="keep"``, NaN as :meth:`Stream.from_dense` reads it): the
@@ -243,8 +246,8 @@ class CsvStream:
         if carry:
             yield carry, carry_line  # an unclosed quote: the parser says so
 
-    def _blocks(self) -> Iterator[tuple[pd.DataFrame, LineMap]]:
-        """Each block parsed (columns by position; the label read as text) and its line map.
+    def _blocks(self) -> Iterator[tuple[RawColumn, list[RawColumn], LineMap]]:
+        """Each block parsed: its label, its feature columns (:meth:`_columns`) and its line map.
 
         The first block fixes the separator, the header and the number of
         fields (later blocks are checked against it).
@@ -261,8 +264,8 @@ class CsvStream:
                     continue
             else:
                 check_ragged(text, self.sep, self.where, first_line=first_line, want=want)
-            frame = self._parse(text, first_line)
-            yield frame, LineMap([(self.where, text, 0, 0)], first_line=first_line)
+            label, features = self._columns(text, first_line)
+            yield label, features, LineMap([(self.where, text, 0, 0)], first_line=first_line)
         if want is None:  # nothing but blanks: the loader's message
             read_bytes(self.path)
             raise DataFormatError(f"{self.where} is empty: no rows of data.")
@@ -290,6 +293,18 @@ class CsvStream:
         self.columns = list(head.columns) if self.has_header else list(range(head.shape[1]))
         ref = -1 if self._label_ref is None else self._label_ref
         self.label_pos = _column_ref(ref, self.columns, self.has_header, self.where)
+        self.feature_pos = [j for j in range(len(self.columns)) if j != self.label_pos]
+        if not self.feature_pos:
+            raise DataFormatError(
+                f"{self.where}: {len(self.columns)} column(s), all taken by the label: no "
+                "feature columns. Expected at least one feature column beside the label: "
+                "check the separator (sep=...) or the file."
+            )
+        self._names = (
+            [str(self.columns[j]) for j in self.feature_pos]
+            if self.has_header
+            else [f"f{i + 1}" for i in range(len(self.feature_pos))]
+        )
         data, data_line, _ = self._data_part(text, first_line)
         if data.strip():
             frame = self._parse(data, data_line)
@@ -312,15 +327,16 @@ class CsvStream:
             return text[stop + 1 :], line + 1, want
         return text[start:], line, want
 
-    def _parse(self, text: bytes, first_line: int) -> pd.DataFrame:
+    def _parse(self, text: bytes, first_line: int, **options: Any) -> pd.DataFrame:
+        """The block's fields as the loader reads them (no NA conversion; the label as text)."""
+        kwargs = {**table_options(self.sep), "dtype": {self.label_pos: str}, **options}
         try:
             return pd.read_csv(
                 io.BytesIO(text),
                 header=None,
                 names=range(len(self.columns)),
-                dtype={self.label_pos: str},
                 decimal=self._decimal,
-                **table_options(self.sep),
+                **kwargs,
             )
         except pd.errors.EmptyDataError:
             return pd.DataFrame(columns=range(len(self.columns)))
@@ -330,6 +346,40 @@ class CsvStream:
             )
             raise unreadable(self.where, self.sep, message) from err
 
+    def _columns(self, text: bytes, first_line: int) -> tuple[RawColumn, list[RawColumn]]:
+        """The label and the feature columns of a block, as the loader's :class:`RawColumn`.
+
+        Numbers are parsed by the C parser with the missing markers (``?``,
+        empty) read as NaN; a column holding anything else (text, ``nan``,
+        an infinite number) is read again as text and then handled exactly
+        as the loader handles it (its levels, or its error message).
+        """
+        fast = self._parse(
+            text,
+            first_line,
+            na_filter=True,
+            keep_default_na=False,
+            na_values={j: list(MISSING_TOKENS) for j in self.feature_pos},
+        )
+        features: list[RawColumn | None] = []
+        for j, name in zip(self.feature_pos, self._names, strict=True):
+            col = fast[j]
+            if is_numeric_dtype(col.dtype) and not is_bool_dtype(col.dtype):
+                values = col.to_numpy(np.float64)
+                if not np.isinf(values).any():
+                    features.append(RawColumn(name, values, np.isnan(values)))
+                    continue
+            features.append(None)
+        slow = [j for j, c in zip(self.feature_pos, features, strict=True) if c is None]
+        if slow:
+            text_frame = self._parse(text, first_line, usecols=slow)
+            features = [
+                RawColumn.from_series(name, text_frame[j]) if c is None else c
+                for j, name, c in zip(self.feature_pos, self._names, features, strict=True)
+            ]
+        label = RawColumn.from_series("label", fast[self.label_pos])
+        return label, [c for c in features if c is not None]
+
     # ---------------------------------------------------------------- the first pass
     def _survey(self, say_label: bool) -> None:
         """Read the file once: columns, their kinds and levels, labels, kept rows, first presence."""
@@ -337,25 +387,11 @@ class CsvStream:
         labels: set[str] | None = set()
         numeric_labels = True
         n = total = 0  # rows kept, rows read
-        for frame, line_of in self._blocks():
+        for label, features, line_of in self._blocks():
             if cols is None:
-                self.feature_pos = [j for j in range(len(self.columns)) if j != self.label_pos]
-                if not self.feature_pos:
-                    raise DataFormatError(
-                        f"{self.where}: {len(self.columns)} column(s), all taken by the label: no "
-                        "feature columns. Expected at least one feature column beside the label: "
-                        "check the separator (sep=...) or the file."
-                    )
-                names = (
-                    [str(self.columns[j]) for j in self.feature_pos]
-                    if self.has_header
-                    else [f"f{i + 1}" for i in range(len(self.feature_pos))]
-                )
-                cols = [_Column(name) for name in names]
-            label = RawColumn.from_series("label", frame[self.label_pos])
-            absent = np.zeros((len(frame), len(cols)), dtype=bool)
-            for k, (col, j) in enumerate(zip(cols, self.feature_pos, strict=True)):
-                raw = RawColumn.from_series(col.name, frame[j])
+                cols = [_Column(name) for name in self._names]
+            absent = np.zeros((len(label.values), len(cols)), dtype=bool)
+            for k, (col, raw) in enumerate(zip(cols, features, strict=True)):
                 absent[:, k] = raw.missing
                 self._survey_column(col, raw, line_of)
             kept = ~(absent.any(axis=1) | label.missing) if self.missing == "drop" else None
@@ -382,7 +418,7 @@ class CsvStream:
                     if len(labels) > _MAX_CLASSES:
                         labels = None
             n += len(values)
-            total += len(frame)
+            total += len(label.values)
         if cols is None:
             raise DataFormatError(f"{self.where} has a header but no rows of data.")
         if n == 0:
@@ -422,7 +458,7 @@ class CsvStream:
         """Numbers or text: the loader's rule (a column of both is an error at its first text value)."""
         if raw.values.dtype != object:
             _to_numeric(raw, line_of, strict=True)  # NaN or inf: the loader's error
-            col.numeric = col.numeric or bool(raw.values.size)
+            col.numeric = col.numeric or bool((~raw.missing).any())
         else:
             present = np.flatnonzero(~raw.missing)
             parsed = pd.to_numeric(pd.Series(raw.values[present]), errors="coerce").to_numpy(
@@ -540,15 +576,11 @@ class CsvStream:
 
     def _rows(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """``(X, y)`` of each block: encoded features (NaN where absent) and encoded labels."""
-        for frame, line_of in self._blocks():
-            raw = []
-            for col, j, levels in zip(self._cols, self.feature_pos, self._levels, strict=True):
-                c = RawColumn.from_series(col.name, frame[j])
+        for label, features, line_of in self._blocks():
+            for c, levels in zip(features, self._levels, strict=True):
                 c.kind, c.levels = ("numeric", None) if levels is None else ("categorical", levels)
-                raw.append(c)
-            label = RawColumn.from_series("label", frame[self.label_pos])
             X, names, kept = encode_features(
-                raw,
+                features,
                 categorical=self.categorical,
                 missing=self.missing,
                 line_of=line_of,
@@ -585,37 +617,35 @@ class CsvStream:
                 X, y = X_block[a : a + size], y_block[a : a + size]
                 present = ~np.isnan(X)
                 rows, cols = np.nonzero(present)
+                counts = present.sum(axis=1)
                 indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
-                np.cumsum(present.sum(axis=1), out=indptr[1:])
+                np.cumsum(counts, out=indptr[1:])
                 A = sp.csr_matrix((X[rows, cols], col_map[cols], indptr), shape=(X.shape[0], width))
                 A.has_canonical_format = False
                 A.sort_indices()
+                # a segment starts where the present features change
                 changed = np.ones(X.shape[0], dtype=bool)
                 changed[1:] = (present[1:] != present[:-1]).any(axis=1)
                 if prev is not None:
                     changed[0] = bool((present[0] != prev).any())
                 prev = present[-1].copy()
                 seg_rows = np.flatnonzero(changed)
-                seg_indptr = indptr[seg_rows + 1] - indptr[seg_rows]
-                dims = []
-                for r in seg_rows.tolist():
-                    ranks = self._rank[cols[indptr[r] : indptr[r + 1]]]
-                    if ranks.size:
-                        seen = max(seen, int(ranks.max()) + 1)
-                    dims.append(self._base + int(self._new_cum[seen]))
+                # features seen once each segment starts: the largest first-presence rank so far
+                last = np.full(X.shape[0], -1, dtype=np.int64)
+                filled = counts > 0
+                if filled.any():
+                    last[filled] = np.maximum.reduceat(self._rank[cols], indptr[:-1][filled])
+                seen_at = np.maximum.accumulate(np.maximum(last[seg_rows] + 1, seen))
+                seen = int(seen_at[-1]) if seen_at.size else seen
                 yield Chunk(
                     indptr=A.indptr.astype(np.int64),
                     indices=A.indices.astype(np.int64),
                     data=A.data.astype(np.float64),
                     y=y.astype(np.float64),
                     seg_rows=seg_rows.astype(np.int64),
-                    seg_indptr=np.concatenate([[0], np.cumsum(seg_indptr)]).astype(np.int64),
-                    seg_cols=np.concatenate(
-                        [A.indices[A.indptr[r] : A.indptr[r + 1]] for r in seg_rows]
-                    ).astype(np.int64)
-                    if seg_rows.size
-                    else np.zeros(0, dtype=np.int64),
-                    seg_dim=np.array(dims, dtype=np.int64),
+                    seg_indptr=np.concatenate([[0], np.cumsum(counts[seg_rows])]).astype(np.int64),
+                    seg_cols=A.indices[np.repeat(changed, counts)].astype(np.int64),
+                    seg_dim=(self._base + self._new_cum[seen_at]).astype(np.int64),
                     start=start,
                 )
                 start += X.shape[0]
