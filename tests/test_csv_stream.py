@@ -142,6 +142,42 @@ def test_categorical_columns_are_coded_from_the_whole_file(
         assert_same(name, stream, ref)
 
 
+def streamed_values(stream: CsvStream) -> np.ndarray:
+    """The stream's rows as a dense array in its own columns (NaN where absent), read from its chunks."""
+    col_map, seg_dim = stream.internal_columns(FeatureIndex())
+    back = np.full(max(1, int(seg_dim[-1])), -1)
+    back[col_map[col_map >= 0]] = np.flatnonzero(col_map >= 0)
+    out = np.full((stream.n_rows, stream.n_features), np.nan)
+    for chunk in stream.chunks(col_map, seg_dim, size=3):
+        rows = np.repeat(np.arange(chunk.indptr.size - 1), np.diff(chunk.indptr))
+        out[chunk.start + rows, back[chunk.indices]] = chunk.data
+    return out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a,b,c,y\n 1.5 , ? ,x,0\n-0,,y,1\n+2,1e3, x ,0\n7,8,?,1\n",
+        "a;b;y\n1,5;2;0\n?;3,25;1\n",
+        "a\tb\ty\nTrue\t1\t0\nFalse\t\t1\n?\t3\t0\n",
+        "1 2 0\n3 ? 1\n? 6 0\n",
+        "a,b,y\n?,?,0\n?,?,1\n1,?,0\n",
+    ],
+)
+@pytest.mark.parametrize("categorical", ["ordinal", "onehot"])
+def test_values_as_loaded(tmp_path: Path, text: str, categorical: str) -> None:
+    """Odd but valid fields (blanks around values and markers, signs, exponents, decimal commas,
+    true/false, all-missing columns) reach the learner as the loader reads them."""
+    path = tmp_path / ("t.dat" if "\t" not in text and "," not in text else "t.csv")
+    path.write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loaded = load(path, missing="keep", categorical=categorical)
+        stream = CsvStream(path, categorical=categorical, block_bytes=8)
+    assert stream.feature_names == loaded.feature_names
+    np.testing.assert_array_equal(streamed_values(stream), loaded.X)
+
+
 def test_labels_coded_as_the_loader_codes_them(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
     X = np.round(rng.standard_normal((400, 3)), 3)

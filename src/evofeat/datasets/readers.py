@@ -218,7 +218,28 @@ def read_table(
         _check_header(data, sep, where)
     if warn_decimal_commas(frame, where, sep):
         frame = pd.read_csv(io.BytesIO(data), header=0 if header else None, decimal=",", **kwargs)
+        frame = _decimal_points(frame)
     return frame, bool(header)
+
+
+def _decimal_points(frame: pd.DataFrame) -> pd.DataFrame:
+    """Decimal-comma numbers left as text (a column with a missing marker) written with points.
+
+    The parser reads ``1,5`` as 1.5 only in a column of numbers; beside a
+    ``?`` the column stays text, and the numeric conversion needs ``1.5``.
+
+    >>> _decimal_points(pd.DataFrame({"a": ["1,5", "?"], "b": ["x,y", "2"]}))["a"].tolist()
+    ['1.5', '?']
+    """
+    for name in frame.columns:
+        col = frame[name]
+        if pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype):
+            continue
+        text = col.astype(str)
+        comma = text.str.strip().str.fullmatch(_DECIMAL_COMMA)
+        if comma.any():
+            frame[name] = text.where(~comma, text.str.replace(",", ".", regex=False))
+    return frame
 
 
 def table_options(sep: str) -> dict[str, Any]:
