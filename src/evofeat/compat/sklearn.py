@@ -24,8 +24,6 @@ from evofeat._core.core import Core
 from evofeat.base.errors import InputError
 from evofeat.base.learner import OnlineLearner
 from evofeat.compat import build_learner, learner_defaults, score_rows
-from evofeat.evaluate.prequential import prequential
-from evofeat.streams.stream import Stream
 
 __all__ = ["OnlineClassifier", "OnlineRegressor"]
 
@@ -158,15 +156,9 @@ class _OnlineEstimator(BaseEstimator):
             )
 
     def _learn(self, X: np.ndarray | sp.csr_matrix, target: np.ndarray) -> None:
-        """Run the learner test-then-train over the rows (columns are named by position)."""
-        names = list(range(X.shape[1]))
-        task = self.learner_.task
-        stream = (
-            Stream.full(X, target, names, task=task)
-            if sp.issparse(X)
-            else Stream.from_dense(X, target, names, task=task)
-        )
-        prequential(self.learner_, stream)
+        """Run the learner test-then-train over the rows (columns are named by position):
+        its :meth:`~evofeat.base.OnlineLearner.learn_many`, the compiled loop."""
+        self.learner_._learn_arrays(X, list(range(X.shape[1])), target)
 
     def _scores(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(score, label)`` of each row from the learner's compiled predict; nothing is learned."""
