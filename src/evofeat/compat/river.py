@@ -91,6 +91,16 @@ def _binary_target(y: Any) -> tuple[str | None, int]:
     )
 
 
+def _factorize(y: Any) -> tuple[np.ndarray, list[Any]]:
+    """``(index, distinct)``: the distinct labels of ``y`` in order of appearance, and each
+    label's position among them (``pandas.factorize``, NaN a label like any other)."""
+    import pandas as pd
+
+    labels = pd.Series(y) if hasattr(y, "dtype") else pd.Series(list(y))
+    index, distinct = pd.factorize(labels, use_na_sentinel=False)
+    return np.asarray(index, dtype=np.int64), pd.Index(distinct).tolist()
+
+
 class _Adapter:
     """What the adapters share: parameters, the trained learner, learning rows and batches."""
 
@@ -144,13 +154,13 @@ class _Binary(_Adapter):
         return None if label is None else self._decode(label)
 
     def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
-        labels = list(y)
-        targets = np.empty(len(labels))
-        for i, label in enumerate(labels):
+        first, distinct = _factorize(y)  # each distinct label read once, in order of appearance
+        targets = np.empty(len(distinct))
+        for i, label in enumerate(distinct):
             kind, targets[i] = _binary_target(label)
             self._set_kind(kind, label)
         values, names, _ = batch_arrays(X)
-        self.learner_._learn_arrays(values, names, targets)
+        self.learner_._learn_arrays(values, names, targets[first])
 
     def predict_many(self, X: Any) -> Any:
         import pandas as pd
@@ -220,7 +230,9 @@ class _Multi(_Adapter):
         return max(proba, key=proba.__getitem__)
 
     def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
-        codes = np.array([self._code(label, grow=False) for label in y], dtype=np.float64)
+        first, distinct = _factorize(y)  # new classes get codes in order of appearance
+        known = np.array([self._code(label, grow=False) for label in distinct], dtype=np.float64)
+        codes = known[first]
         values, names, _ = batch_arrays(X)
         start = 0
         while start < len(codes):  # a class beyond the learner's grows it where learn_one would
