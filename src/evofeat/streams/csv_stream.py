@@ -60,7 +60,7 @@ from evofeat.datasets.readers import (
     warn_decimal_commas,
 )
 from evofeat.datasets.textio import iter_blocks, open_binary
-from evofeat.streams.libsvm_stream import _MAX_CLASSES
+from evofeat.streams.libsvm_stream import _MAX_CLASSES, user_file
 from evofeat.streams.stream import Chunk
 
 __all__ = ["CSV_SUFFIXES", "DEFAULT_BLOCK_BYTES", "MAX_LEVELS", "CsvStream", "csv_path"]
@@ -668,12 +668,4 @@ def csv_path(name_or_path: str | os.PathLike[str]) -> Path | None:
     >>> csv_path(str(path)) == path, csv_path("german"), csv_path(path.with_suffix(".libsvm"))
     (True, None, None)
     """
-    from evofeat.datasets.registry import resolve
-
-    try:
-        target = resolve(name_or_path)
-    except (KeyError, TypeError):
-        return None
-    if not isinstance(target, Path) or not target.is_file():
-        return None
-    return target if _suffix(target) in CSV_SUFFIXES else None
+    return user_file(name_or_path, CSV_SUFFIXES)

@@ -401,6 +401,17 @@ def libsvm_path(name_or_path: str | os.PathLike[str]) -> Path | None:
     >>> libsvm_path(str(path)) == path, libsvm_path("german"), libsvm_path(path.with_suffix(".csv"))
     (True, None, None)
     """
+    return user_file(name_or_path, LIBSVM_SUFFIXES)
+
+
+def user_file(name_or_path: str | os.PathLike[str], suffixes: tuple[str, ...]) -> Path | None:
+    """The path of the user's existing file ``name_or_path`` if its suffix (before ``.gz``) is one of ``suffixes``.
+
+    None for a registered data-set name, a missing file or another suffix.
+
+    >>> user_file("german", (".csv",)) is None
+    True
+    """
     from evofeat.datasets.registry import resolve
 
     try:
@@ -409,10 +420,10 @@ def libsvm_path(name_or_path: str | os.PathLike[str]) -> Path | None:
         return None
     if not isinstance(target, Path) or not target.is_file():
         return None
-    suffixes = [x.lower() for x in target.suffixes]
-    if suffixes and suffixes[-1] == ".gz":
-        suffixes = suffixes[:-1]
-    return target if suffixes and suffixes[-1] in LIBSVM_SUFFIXES else None
+    found = [x.lower() for x in target.suffixes]
+    if found and found[-1] == ".gz":
+        found = found[:-1]
+    return target if found and found[-1] in suffixes else None
 
 
 def stdin_format(stdin: IO[bytes] | None = None) -> str:
