@@ -23,13 +23,12 @@ import pandas as pd
 
 from evofeat.evaluate.stats import paired_outcome
 from evofeat.experiments import protocols
-from evofeat.experiments.base import Cell, Paper
+from evofeat.experiments.base import Cell
+from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
 from evofeat.report import diff_in_std, markdown_table, mean_std, published, save_figure
-from evofeat.report.compare import Pair, Row
-from evofeat.report.explanations import explain
 from evofeat.report.figures import new_figure
 
-__all__ = ["PAPER", "SETTINGS", "OPIDPaper", "Setting"]
+__all__ = ["PAPER", "SETTINGS", "Setting", "protocol_setting"]
 
 METHODS = ("svm", "svm-s", "svm-a", "opide", "opid")
 PAPER_NAME = {"svm": "SVM", "svm-s": "SVM(s)", "svm-a": "SVM(a)", "opide": "OPIDe", "opid": "OPID"}
@@ -173,178 +172,84 @@ def _seed(cell: Cell) -> int:
     return repeat_seed(cell.dataset, p["n_i"], cell.repeat, p.get("survived", ""))
 
 
-class OPIDPaper(Paper):
-    """The experiments of Hou and Zhou, "One-Pass Learning with Incremental and Decremental Features".
+def _run(cell: Cell) -> dict[str, Any]:
+    """One learner on one seeded draw of the incdec scenario (single-threaded BLAS).
 
-    >>> cells = PAPER.cells(quick=True)
-    >>> len(cells), sorted({c.dataset for c in cells})
-    (70, ['dna', 'splice'])
+    The matrices are small (at most a few hundred columns), where
+    multi-threaded BLAS only costs time, badly so when the cores are
+    shared: cells run in parallel instead.
     """
+    from threadpoolctl import threadpool_limits
 
-    name = "opid"
-    title = "One-Pass Learning with Incremental and Decremental Features (OPID)"
+    from evofeat.evaluate.batch import incdec_once
 
-    def cells(self, quick: bool = False) -> list[Cell]:
-        """Table 2 / Figure 2 / Figure 3 / sensitivity cells.
-
-        ``quick``: DNA and Splice at their two smallest n_i, Figure 3 on
-        Splice at three shares, 2 repetitions, no sensitivity study.
-        """
-        reps = 2 if quick else REPEATS
-        keys = ("dna", "splice") if quick else tuple(SETTINGS)
-        out: list[Cell] = []
-        for key in keys:
-            s = SETTINGS[key]
-            table = "table2" if s.table2 else "figure2"
-            for n in s.n_i[:2] if quick else s.n_i:
-                out += [Cell(table, key, m, {"n_i": n}, r) for m in METHODS for r in range(reps)]
-        fig3 = ("splice",) if quick else FIG3_SETS
-        fracs = (0.2, 0.5, 0.8) if quick else FIG3_SURVIVED
-        for key in fig3:
-            n = SETTINGS[key].n_i[0]
-            out += [
-                Cell("figure3", key, m, {"n_i": n, "survived": f}, r)
-                for f in fracs
-                for m in METHODS
-                for r in range(2 if quick else FIG3_REPEATS)
-            ]
-        if not quick:
-            for key in SENS_SETS:
-                out += [
-                    Cell("diagnosis", key, m, {"n_i": n}, r)
-                    for n in SETTINGS[key].n_i
-                    for m in DIAGNOSTICS
-                    for r in range(REPEATS)
-                ]
-                n = SETTINGS[key].n_i[0]
-                grid = [{"consistency": v} for v in SENS_GRID] + [
-                    {"l2": v} for v in SENS_GRID if v != 1.0
-                ]
-                out += [
-                    Cell("sensitivity", key, m, {"n_i": n, **g}, r)
-                    for g in grid
-                    for m in ("opide", "opid", "cstage")
-                    for r in range(SENS_REPEATS)
-                ]
-        return out
-
-    def run_cell(self, cell: Cell) -> dict[str, Any]:
-        """One learner on one seeded draw of the incdec scenario (single-threaded BLAS).
-
-        The matrices are small (at most a few hundred columns), where
-        multi-threaded BLAS only costs time, badly so when the cores are
-        shared: cells run in parallel instead.
-        """
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1):
-            return self._run_cell(cell)
-
-    def _run_cell(self, cell: Cell) -> dict[str, Any]:
-        from evofeat.evaluate.batch import incdec_once
-
-        s, p = SETTINGS[cell.dataset], cell.params
-        X, y = _data(cell.dataset)
-        split: tuple[float, ...] = s.split
-        if "survived" in p:
-            split = ((1 - p["survived"]) / 2, float(p["survived"]), (1 - p["survived"]) / 2)
-        scenario = {
-            "d_v": split[0],
-            "d_s": split[1],
-            "d_a": split[2],
-            "batch_size": p["n_i"],
-            "n_cstage": s.n_cstage,
-            "n_estage": p["n_i"],
-        }
-        extra: dict[str, Any] = {k: p[k] for k in ("consistency", "l2") if k in p}
-        attrs = {"weights_": "w1", "estage_l2_": "gamma"}
+    s, p = SETTINGS[cell.dataset], cell.params
+    X, y = _data(cell.dataset)
+    split: tuple[float, ...] = s.split
+    if "survived" in p:
+        split = ((1 - p["survived"]) / 2, float(p["survived"]), (1 - p["survived"]) / 2)
+    scenario = {
+        "d_v": split[0],
+        "d_s": split[1],
+        "d_a": split[2],
+        "batch_size": p["n_i"],
+        "n_cstage": s.n_cstage,
+        "n_estage": p["n_i"],
+    }
+    extra: dict[str, Any] = {k: p[k] for k in ("consistency", "l2") if k in p}
+    attrs = {"weights_": "w1", "estage_l2_": "gamma"}
+    with threadpool_limits(limits=1):
         return incdec_once(cell.method, X, y, scenario, _seed(cell), extra, attrs)
 
-    paper_repeats = "not stated"
 
-    def requires(self, cell: Cell) -> tuple[str, ...]:
-        """The registry file a cell's setting is drawn from."""
-        return (SETTINGS[cell.dataset].source,) if cell.dataset in SETTINGS else ()
-
-    def _accuracy(self, results: pd.DataFrame, key: str, n: int, method: str) -> np.ndarray:
-        if results.empty:
-            return np.zeros(0)
-        sel = results[
-            (results["table"] == "table2")
-            & (results["dataset"] == key)
-            & (results["method"] == method)
-            & (results["params"].map(lambda p: p.get("n_i")) == n)
-        ]
-        return sel.sort_values("repeat")["accuracy"].to_numpy(dtype=float)
-
-    def comparison(self, results: pd.DataFrame) -> list[Row]:
-        """Each Table 2 cell beside ours, with its ``evofeat run --protocol opid`` command."""
-        rows = []
-        for rec in published("opid")["table2"]:
-            key = next((k for k, s in SETTINGS.items() if s.table2 == rec["dataset"]), "")
-            m = next(k for k, v in PAPER_NAME.items() if v == rec["algorithm"])
-            v = self._accuracy(results, key, rec["n_i"], m)
-            row = Row(
-                "opid",
+@cache
+def _published_cells() -> list[Published]:
+    out = []
+    for rec in published("opid")["table2"]:
+        m = next(k for k, v in PAPER_NAME.items() if v == rec["algorithm"])
+        mean, std, n = rec["accuracy_mean"], rec["accuracy_std"], rec["n_i"]
+        out.append(
+            Published(
                 "table2",
                 rec["dataset"],
+                m,
                 rec["algorithm"],
-                f"n_i={rec['n_i']}",
-                rec["accuracy_mean"],
-                rec["accuracy_std"],
-                float(v.mean()) if v.size else float("nan"),
-                float(v.std(ddof=1)) if v.size > 1 else float("nan"),
-                command=protocols.command(
-                    "opid",
-                    key,
-                    m,
-                    v.size,
-                    scenario_params={"batch_size": rec["n_i"], "n_estage": rec["n_i"]},
-                )
-                if v.size
-                else "",
-            )
-            row.explanation_id = explain("opid", row)
-            rows.append(row)
-        return rows
+                {"n_i": n},
+                mean,
+                std,
+                f"{mean:.3f} ± {std:.3f}",
+                f"n_i={n}",
+            )  # fmt: skip
+        )
+    return out
 
-    def pairs(self, results: pd.DataFrame) -> list[Pair]:
-        """OPID against each other learner on the same draws (Table 2)."""
-        out = []
-        for key, s in SETTINGS.items():
-            for n in s.n_i if s.table2 else ():
-                opid = self._accuracy(results, key, n, "opid")
-                for m in METHODS[:-1]:
-                    other = self._accuracy(results, key, n, m)
-                    if opid.size > 1 and other.size == opid.size:
-                        out.append(
-                            Pair("table2", f"{key} n_i={n}", "OPID", PAPER_NAME[m], opid, other)
-                        )
-        return out
 
-    def write_report(self, results: pd.DataFrame, out: Path, command: str) -> Path:
-        """``out/report.md``: setting, Tables 1-2, win/tie/loss, Figures 2-3, sensitivity, choices."""
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        df = _frame(results)
-        parts = [
-            f"# {self.title}: reproduction\n",
-            f"Regenerate with `{command}`.\n",
-            _INTRO,
-            _summary(df),
-            _table1(df),
-            _table2(df),
-            _win_tie_loss(df),
-            _diagnosis(df),
-            _figure2(df, out),
-            _figure3(df, out),
-            _sensitivity(df),
-            _CHOICES,
-            _runtime(df),
-        ]
-        path = out / "report.md"
-        path.write_text("\n".join(p for p in parts if p) + "\n", encoding="utf-8")
-        return path
+def _key_of(paper_name: str) -> str:
+    return next((k for k, s in SETTINGS.items() if s.table2 == paper_name), "")
+
+
+def _lookup(pub: Published, variant: str) -> tuple[Any, ...]:
+    return _key_of(pub.dataset), pub.method, {"n_i": pub.setting["n_i"]}, "accuracy"
+
+
+def _command(pub: Published, v: Variant, repeats: int) -> str:
+    """``evofeat run --protocol opid`` at the cell's n_i ("" for a set not held here)."""
+    key, n = _key_of(pub.dataset), pub.setting["n_i"]
+    if not key:
+        return ""
+    sp = {"batch_size": n, "n_estage": n}
+    return protocols.command("opid", key, pub.method, repeats, scenario_params=sp)
+
+
+def _pairs() -> list[PairSpec]:
+    """OPID against each other learner on the same draws (Table 2)."""
+    out = []
+    for key, s in SETTINGS.items():
+        for n in s.n_i if s.table2 else ():
+            for m in METHODS[:-1]:
+                ours, theirs = (key, "opid", {"n_i": n}), (key, m, {"n_i": n})
+                out.append(PairSpec("table2", f"{key} n_i={n}", "OPID", PAPER_NAME[m], ours, theirs, "accuracy"))  # fmt: skip
+    return out
 
 
 # ---------------------------------------------------------------------- report helpers
@@ -861,4 +766,80 @@ def _summary(df: pd.DataFrame) -> str:
     )
 
 
-PAPER = OPIDPaper()
+# ---------------------------------------------------------------------- the declaration
+def _section(fn: Any, out: bool = False) -> Any:
+    """A report section from a function of the results (and the report folder)."""
+
+    def render(view: Any) -> str:
+        df = _frame(view.results)
+        return str(fn(df, view.out) if out else fn(df))
+
+    return render
+
+
+QUICK_SETS = ("dna", "splice")
+_NO_QUICK = {"datasets": ()}
+_SENS = tuple({"consistency": v} for v in SENS_GRID) + tuple(
+    {"l2": v} for v in SENS_GRID if v != 1.0
+)
+
+
+def _by_key() -> tuple[Grid, ...]:
+    """Per data set: its Table 2 or Figure 2 cells (every n_i), the diagnosis and sensitivity."""
+    out = []
+    for k, s in SETTINGS.items():
+        quick = {"n_i": s.n_i[:2]} if k in QUICK_SETS else _NO_QUICK
+        out.append(
+            Grid("table2" if s.table2 else "figure2", (k,), METHODS, {"n_i": s.n_i}, None, quick)
+        )
+        if k in SENS_SETS:
+            n0 = s.n_i[0]
+            out.append(Grid("diagnosis", (k,), DIAGNOSTICS, {"n_i": s.n_i}, None, _NO_QUICK))
+            out.append(Grid("sensitivity", (k,), ("opide", "opid", "cstage"), {"g": _SENS},
+                            lambda ds, m, g, n0=n0: {"n_i": n0, **g}, _NO_QUICK, SENS_REPEATS))  # fmt: skip
+    return tuple(out)
+
+
+PAPER = PaperSpec(
+    name="opid",
+    title="One-Pass Learning with Incremental and Decremental Features (OPID)",
+    paper_repeats="not stated",
+    repeats=REPEATS,
+    quick_repeats=2,
+    shared_cells=False,
+    grids=(
+        *_by_key(),
+        Grid(
+            "figure3",
+            FIG3_SETS,
+            METHODS,
+            {"survived": FIG3_SURVIVED},
+            lambda ds, m, survived: {"n_i": SETTINGS[ds].n_i[0], "survived": survived},
+            {"datasets": ("splice",), "survived": (0.2, 0.5, 0.8)},
+            FIG3_REPEATS,
+        ),
+    ),  # fmt: skip
+    variants=(Variant("opid", "ours", "ours", "opid"),),
+    sections=(
+        _INTRO,
+        _section(_summary),
+        _section(_table1),
+        _section(_table2),
+        _section(_win_tie_loss),
+        _section(_diagnosis),
+        _section(_figure2, out=True),
+        _section(_figure3, out=True),
+        _section(_sensitivity),
+        _CHOICES,
+        _section(_runtime),
+    ),
+    published_cells=_published_cells,
+    lookup=_lookup,
+    setting=lambda cell: protocol_setting(cell.dataset, cell.method),
+    runs={t: _run for t in ("table2", "figure2", "figure3", "diagnosis", "sensitivity")},
+    commands=_command,
+    pair_specs=_pairs,
+    higher_is_better=True,
+    data_of=lambda cell: (SETTINGS[cell.dataset].source,) if cell.dataset in SETTINGS else (),
+    runtime=False,
+)
