@@ -7,7 +7,7 @@ import math
 import os
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -364,10 +364,11 @@ pooled over the test folds; n_selected is the mean over the folds.
     default=1,
     show_default=True,
     type=click.IntRange(1),
-    help="Row orders to run (repeat r: seed + r, or line r of --permutations). An online "
-    "learner's repeat is summarised as it finishes and its line of repeats.csv written then, so "
-    "memory does not grow with the number of repeats; summary.json lists every repeat's value "
-    "up to 1000 repeats (beyond, mean and std only: the values are in repeats.csv).",
+    help="Repeats to run (an online learner's repeat r: seed + r, or line r of "
+    "--permutations). Each repeat is summarised as it finishes and its line of repeats.csv "
+    "written then, so memory does not grow with the number of repeats; summary.json lists "
+    "every repeat's value up to 1000 repeats (beyond, mean and std only: the values are in "
+    "repeats.csv).",
 )
 @_REPEAT_OPTIONS
 @click.option(
@@ -405,7 +406,9 @@ def run(
             # repeats.csv is written as the repeats finish, into a scratch folder beside --out
             scratch = make_scratch(Path(out).absolute().parent, f"{Path(out).name}.")
         with (
-            RepeatTally(None if scratch is None else scratch / "repeats.csv") as tally,
+            RepeatTally(
+                None if scratch is None else scratch / "repeats.csv", derive=_mean_loss
+            ) as tally,
             _progress(repeats, f"{learner} on {dataset}", "repeat") as step,
         ):
             summary, _ = _run(
@@ -560,11 +563,10 @@ def _run(
 ) -> tuple[dict[str, Any], Any]:
     """The summary of the run and its table of repeats: a DataFrame, or ``tally`` (a
     :class:`~evofeat.evaluate.repeat.RepeatTally`) when given: each repeat folded into it as it
-    finishes, in memory independent of the number of repeats (online learners on data in memory;
-    the other runs' tables are folded in at the end)."""
+    finishes, in memory independent of the number of repeats."""
     from evofeat.evaluate import repeat
     from evofeat.evaluate.batch import check_scenario
-    from evofeat.evaluate.repeat import RepeatTally, iter_repeats, scenario_params_used
+    from evofeat.evaluate.repeat import RepeatTally, scenario_params_used
     from evofeat.registry import kind_of, make, parameters
     from evofeat.streams import load_permutations
 
@@ -594,7 +596,15 @@ def _run(
     if stream_path is not None:
         stream = stream_path
         df = repeat(
-            learner, stream, scenario, repeats=1, n_jobs=1, params=lp, seed=seed, progress=progress
+            learner,
+            stream,
+            scenario,
+            repeats=1,
+            n_jobs=1,
+            params=lp,
+            seed=seed,
+            progress=progress,
+            tally=tally,
         )
     elif proto is not None:
         from evofeat.experiments.protocols import protocol_runner
@@ -608,6 +618,7 @@ def _run(
             runner=protocol_runner,
             seed=seed,
             progress=progress,
+            tally=tally,
         )
     else:
         kw: dict[str, Any] = {"preprocess": preprocess}
@@ -635,33 +646,28 @@ def _run(
                 seed=seed,
                 n_jobs=jobs,
                 progress=progress,
+                tally=tally,
             )
-            if "scenario_params" in df:  # the parameters used, defaults filled in
-                used = dict(df["scenario_params"].iloc[0])
+            first = df.first if isinstance(df, RepeatTally) else df.iloc[0]
+            if "scenario_params" in first:  # the parameters used, defaults filled in
+                used = dict(first["scenario_params"])
                 if "seed" not in sp_:
                     used.pop("seed", None)
                 sp_ = used
         else:
-            online: dict[str, Any] = {
-                "repeats": repeats,
-                "n_jobs": jobs,
-                "params": lp,
-                "scenario_params": sp_,
-                "seed": seed,
-                "permutations": perms,
-            }
-            if tally is None:
-                df = repeat(learner, data, scenario, progress=progress, **online)
-            else:  # each repeat folded as it finishes
-                for row in iter_repeats(learner, data, scenario, **online):
-                    tally.add(row, **_mean_loss(row))
-                    if progress:
-                        progress(tally.n, repeats)
-                df = tally
-    if tally is not None and df is not tally:  # a table kept whole by its runner: folded now
-        for row in df.to_dict("records"):
-            tally.add(row, **_mean_loss(row))
-        df = tally
+            df = repeat(
+                learner,
+                data,
+                scenario,
+                repeats=repeats,
+                n_jobs=jobs,
+                params=lp,
+                scenario_params=sp_,
+                seed=seed,
+                permutations=perms,
+                progress=progress,
+                tally=tally,
+            )
     if kind == "online":  # the parameters used, defaults filled in
         sp_ = scenario_params_used(scenario, sp_)
     summary: dict[str, Any] = {
@@ -704,7 +710,7 @@ def _run(
     return _clean(summary), df
 
 
-def _mean_loss(row: dict[str, Any]) -> dict[str, float]:
+def _mean_loss(row: Mapping[str, Any]) -> dict[str, float]:
     """A repeat's mean loss over its scored rows (the score of regressors), when it has one."""
     if row.get("cumulative_loss") is None or row.get("n_scored") is None:
         return {}

@@ -38,7 +38,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from evofeat.base.errors import InputError
 
@@ -476,11 +475,14 @@ def repeat_batch(
     n_jobs: int = 1,
     preprocess: str = "none",
     progress: Callable[[int, int], None] | None = None,
-) -> pd.DataFrame:
+    tally: Any = None,
+) -> Any:
     """:func:`run_batch_once` for ``repeat = 0 .. repeats-1``, through :func:`evofeat.evaluate.repeat`.
 
-    Returns one row per repeat (see the module docstring for the columns);
-    ``progress(done, repeats)`` is called as each repeat finishes.
+    Returns one row per repeat (see the module docstring for the columns), or
+    ``tally`` (a :class:`~evofeat.evaluate.repeat.RepeatTally`) with every
+    repeat folded into it; ``progress(done, repeats)`` is called as each
+    repeat finishes.
 
     >>> df = repeat_batch("svm-s", {"cv": 3}, "german", "incdec", {"n_estage": 40}, repeats=2)
     >>> len(df), sorted(df["repeat"]), bool(df["accuracy"].between(0, 1).all())
@@ -501,6 +503,7 @@ def repeat_batch(
         seed=seed,
         preprocess=preprocess,
         progress=progress,
+        tally=tally,
     )
 
 

@@ -225,12 +225,15 @@ def repeat(
     *,
     repeats: int = 20,
     progress: Callable[[int, int], None] | None = None,
+    tally: RepeatTally | None = None,
     **kw: Any,
-) -> pd.DataFrame:
+) -> Any:
     """:func:`run_once` for ``repeat = 0 .. repeats-1`` (joblib's loky workers across ``n_jobs`` cores).
 
     Returns a tidy table, one row per repeat (``mistakes``, ``accuracy``,
-    ``cumulative_loss``, ``seconds``, the curves, ...).
+    ``cumulative_loss``, ``seconds``, the curves, ...); or, given a
+    :class:`RepeatTally`, that tally with every repeat folded into it as it
+    finished (nothing kept per repeat).
 
     ``runner`` replaces :func:`run_once` (same call: ``runner(learner,
     dataset, scenario, repeat=r, **kw)``, returning a result with
@@ -248,9 +251,14 @@ def repeat(
     """
     rows = []
     for row in iter_repeats(learner, dataset, scenario, repeats=repeats, **kw):
-        rows.append(row)
+        if tally is None:
+            rows.append(row)
+        else:
+            tally.add(row)
         if progress:
-            progress(len(rows), repeats)
+            progress(len(rows) if tally is None else tally.n, repeats)
+    if tally is not None:
+        return tally
     return pd.DataFrame(rows).sort_values("repeat").reset_index(drop=True)
 
 
@@ -321,7 +329,8 @@ class RepeatTally:
     mean and variance at each point. Other list columns (``curve_rows``,
     ``curve_stages``) are kept from the first repeat. The values of the first
     ``keep_values`` repeats (default :data:`KEEP_VALUES`) are kept for
-    :meth:`stat`'s ``values``.
+    :meth:`stat`'s ``values``. ``derive(row)`` gives more values of a repeat to
+    summarise (not written to the file).
 
     Examples
     --------
@@ -334,8 +343,14 @@ class RepeatTally:
     {'rows': [1, 2], 'mean': [4.0, 8.0], 'std': [1.0, 2.0]}
     """
 
-    def __init__(self, csv_path: str | Path | None = None, keep_values: int | None = None) -> None:
+    def __init__(
+        self,
+        csv_path: str | Path | None = None,
+        keep_values: int | None = None,
+        derive: Callable[[Mapping[str, Any]], Mapping[str, float]] | None = None,
+    ) -> None:
         self.csv_path = None if csv_path is None else Path(csv_path)
+        self.derive = derive
         self.keep_values = KEEP_VALUES if keep_values is None else keep_values
         self.n = 0
         self.first: dict[str, Any] = {}
@@ -354,8 +369,9 @@ class RepeatTally:
         """The scalar columns (those of the CSV), in the first repeat's order."""
         return list(self._columns or [])
 
-    def add(self, row: Mapping[str, Any], **derived: float) -> None:
-        """Fold one repeat's ``row``; ``derived`` values are summarised too, not written."""
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Fold one repeat's ``row`` (and what ``derive`` gives of it)."""
+        derived = self.derive(row) if self.derive is not None else {}
         if self._columns is None:
             self.first = {k: v for k, v in row.items() if not _is_curve(k, v)}
             self._columns = [k for k, v in row.items() if not isinstance(v, list | tuple | dict)]
