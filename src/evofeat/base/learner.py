@@ -140,6 +140,10 @@ class OnlineLearner:
     ``predict_proba_one(x)``, with ``x`` a dict of feature name -> value. A
     feature is absent exactly when its key is missing; ``0.0`` is a value.
     ``predict_one`` returns ``None`` before the first ``learn_one``.
+    River's mini-batch methods, ``learn_many(X, y)``, ``predict_many(X)`` and
+    ``predict_proba_many(X)``, take a pandas DataFrame (NaN: absent) and run
+    the same math in the compiled loop. A learner whose weights diverge warns
+    once (:meth:`_check_divergence`).
     """
 
     # Slots, so that neither is an attribute of the model (saved by evofeat.io as such): _vis, the
