@@ -21,9 +21,11 @@ import numpy as np
 import pandas as pd
 
 from evofeat.evaluate.footprint import measure_group_construction, peak_memory
-from evofeat.experiments.base import Cell, Paper
+from evofeat.experiments import protocols
+from evofeat.experiments.base import Cell
+from evofeat.experiments.spec import Grid, PaperSpec
 
-__all__ = ["PAPER", "CEOFSPaper", "measure_group_construction", "peak_memory"]
+__all__ = ["PAPER", "measure_group_construction", "peak_memory"]
 
 DATASETS = ("hill-valley", "madelon", "isolet", "colon", "arcene", "colon-discretized")
 DISCRETE = frozenset({"colon-discretized"})
@@ -573,78 +575,86 @@ def _groups_section(gr: pd.DataFrame) -> list[str]:
     ]
 
 
-# ---------------------------------------------------------------------- the paper
-class CEOFSPaper(Paper):
-    """The CEOFS protocol (see the module docstring).
-
-    >>> cells = PAPER.cells(quick=True)
-    >>> sorted({c.table for c in cells})
-    ['figure4', 'groups', 'table2']
-    """
-
-    name = "ceofs"
-    title = (
-        "Online feature selection based on feature clustering ensemble technology (Du and Li 2017)"
-    )
-
-    def cells(self, quick: bool = False) -> list[Cell]:
-        datasets: tuple[str, ...] = DATASETS
-        variants: tuple[str, ...] = ("textbook", "lofs")
-        thetas: tuple[float, ...] = FIGURE4_THETA2
-        repeats, folds, group_set = N_REPEATS, N_FOLDS, "arcene"
-        if quick:
-            datasets, variants, thetas = ("hill-valley", "colon"), ("textbook",), (0.5, 0.7)
-            repeats, folds, group_set = 1, 2, "hill-valley"
-        methods = SELECTOR_METHODS
-        cells = []
-        for ds in datasets:
-            for m in (*methods, REFERENCE):
-                for v in variants if m in BASELINES else (None,):
-                    params: dict[str, Any] = {
-                        "folds": folds,
-                        "historical_fraction": HISTORICAL_FRACTION,
-                    }
-                    if (test := _test_for(m, ds)) is not None:
-                        params["test"] = test
-                    if v is not None:
-                        params["variant"] = v
-                    cells += [Cell("table2", ds, m, params, repeat=r) for r in range(repeats)]
-        params = {
-            "folds": folds,
-            "historical_fraction": HISTORICAL_FRACTION,
-            "test": "fisher-z",
-            "theta2": list(thetas),
-        }
-        cells += [Cell("figure4", "isolet", "ceofs", params, repeat=r) for r in range(repeats)]
-        cells.append(Cell("groups", group_set, "ceofs-groups", {"n_runs": 10}, repeat=0))
-        return cells
-
-    def run_cell(self, cell: Cell) -> dict[str, Any]:
-        if cell.table == "figure4":
-            return _run_threshold_cell(cell)
-        if cell.table == "groups":
-            X, _, _ = _load(cell.dataset)
-            return measure_group_construction(
-                X, n_runs=cell.params.get("n_runs", 10), seed=cell.repeat
-            )
-        return _run_selection_cell(cell)
-
-    def write_report(self, results: pd.DataFrame, out: Path, command: str) -> Path:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        parts = [f"# {self.title}: reproduction", "", f"Regenerate with `{command}`.", "", _INTRO]
-        t2 = results[results["table"] == "table2"] if len(results) else results
-        parts += _data_section(t2)
-        parts += _table2_section(t2)
-        parts += _table3_section(t2)
-        parts += _figure4_section(
-            results[results["table"] == "figure4"] if len(results) else results, out
-        )
-        parts += _groups_section(results[results["table"] == "groups"] if len(results) else results)
-        parts += [_CHOICES]
-        path = out / "report.md"
-        path.write_text("\n".join(parts) + "\n", encoding="utf-8")
-        return path
+# ---------------------------------------------------------------------- the declaration
+def _table2_params(ds: str, m: str, folds: int, variant: str) -> dict[str, Any]:
+    """A Table 2 cell: the folds, the historical share, the method's test, a baseline's variant."""
+    params: dict[str, Any] = {"folds": folds, "historical_fraction": HISTORICAL_FRACTION}
+    if (test := _test_for(m, ds)) is not None:
+        params["test"] = test
+    if m in BASELINES:  # the others have no variant: one cell (the grid's points coincide)
+        params["variant"] = variant
+    return params
 
 
-PAPER = CEOFSPaper()
+def _groups_cell(cell: Cell) -> dict[str, Any]:
+    X, _, _ = _load(cell.dataset)
+    return measure_group_construction(X, n_runs=cell.params.get("n_runs", 10), seed=cell.repeat)
+
+
+def _section(fn: Any, table: str = "table2", out: bool = False) -> Any:
+    """A report section (a list of lines) from the rows of one table (and the report folder)."""
+
+    def render(view: Any) -> str:
+        res = view.results
+        rows = res[res["table"] == table] if len(res) else res
+        return "\n".join(fn(rows, view.out) if out else fn(rows))
+
+    return render
+
+
+_FOLDS = {"folds": (N_FOLDS,)}
+_QUICK = {"folds": (2,), "datasets": ("hill-valley", "colon"), "variant": ("textbook",)}
+PAPER = PaperSpec(
+    name="ceofs",
+    title="Online feature selection based on feature clustering ensemble technology (Du and Li 2017)",
+    paper_repeats="",
+    repeats=N_REPEATS,
+    quick_repeats=1,
+    grids=(
+        Grid(
+            "table2",
+            DATASETS,
+            (*SELECTOR_METHODS, REFERENCE),
+            {**_FOLDS, "variant": ("textbook", "lofs")},
+            _table2_params,
+            _QUICK,
+        ),
+        Grid(
+            "figure4",
+            ("isolet",),
+            ("ceofs",),
+            {**_FOLDS, "theta2": (FIGURE4_THETA2,)},
+            lambda ds, m, folds, theta2: {
+                "folds": folds,
+                "historical_fraction": HISTORICAL_FRACTION,
+                "test": "fisher-z",
+                "theta2": list(theta2),
+            },
+            {"folds": (2,), "theta2": ((0.5, 0.7),)},
+        ),
+        Grid(
+            "groups",
+            ("arcene",),
+            ("ceofs-groups",),
+            {"n_runs": (10,)},
+            None,
+            {"datasets": ("hill-valley",)},
+        ),
+    ),  # fmt: skip
+    variants=(),
+    sections=(
+        _INTRO,
+        _section(_data_section),
+        _section(_table2_section),
+        _section(_table3_section),
+        _section(_figure4_section, "figure4", out=True),
+        _section(_groups_section, "groups"),
+        _CHOICES,
+    ),
+    published_cells=list,
+    lookup=lambda pub, variant: ("", "", {}),
+    setting=lambda cell: protocols.Setting(cell.dataset),
+    runs={"table2": _run_selection_cell, "figure4": _run_threshold_cell, "groups": _groups_cell},
+    data_of=lambda cell: (cell.dataset,),
+    runtime=False,
+)

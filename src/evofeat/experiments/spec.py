@@ -293,8 +293,11 @@ class PaperSpec(Paper):
         from evofeat.report.explanations import explain
         from evofeat.report.paper import View
 
+        pubs = self.published()
+        if not pubs:  # a paper with no published number (CEOFS): no comparison.csv
+            return []
         view, v, rows = View(results), self.variant(), []
-        for pub in self.published():
+        for pub in pubs:
             vals = view.values(*self.lookup(pub, v.name))
             setting = pub.text or ", ".join(
                 [*(f"{k}={x}" for k, x in pub.setting.items()), v.setting]
