@@ -24,6 +24,7 @@ from evofeat.evaluate.footprint import measure_group_construction, peak_memory
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
 from evofeat.experiments.spec import Grid, PaperSpec
+from evofeat.report.paper import section
 
 __all__ = ["PAPER", "measure_group_construction", "peak_memory"]
 
@@ -591,15 +592,9 @@ def _groups_cell(cell: Cell) -> dict[str, Any]:
     return measure_group_construction(X, n_runs=cell.params.get("n_runs", 10), seed=cell.repeat)
 
 
-def _section(fn: Any, table: str = "table2", out: bool = False) -> Any:
-    """A report section (a list of lines) from the rows of one table (and the report folder)."""
-
-    def render(view: Any) -> str:
-        res = view.results
-        rows = res[res["table"] == table] if len(res) else res
-        return "\n".join(fn(rows, view.out) if out else fn(rows))
-
-    return render
+def _rows(table: str) -> Any:
+    """A section's argument: the stored rows of one table."""
+    return lambda res: (res[res["table"] == table] if len(res) else res,)
 
 
 _FOLDS = {"folds": (N_FOLDS,)}
@@ -644,11 +639,11 @@ PAPER = PaperSpec(
     variants=(),
     sections=(
         _INTRO,
-        _section(_data_section),
-        _section(_table2_section),
-        _section(_table3_section),
-        _section(_figure4_section, "figure4", out=True),
-        _section(_groups_section, "groups"),
+        section(_data_section, _rows("table2")),
+        section(_table2_section, _rows("table2")),
+        section(_table3_section, _rows("table2")),
+        section(_figure4_section, _rows("figure4"), out=True),
+        section(_groups_section, _rows("groups")),
         _CHOICES,
     ),
     published_cells=list,

@@ -23,6 +23,7 @@ from evofeat.report import diff_in_std, markdown_table, mean_std, published, sav
 from evofeat.report.compare import Pair, Row
 from evofeat.report.explanations import explain
 from evofeat.report.figures import new_figure
+from evofeat.report.paper import section
 
 __all__ = ["PAPER", "SYNTHETIC", "Spec"]
 
@@ -791,15 +792,14 @@ def _chosen(df: pd.DataFrame) -> dict[str, float]:
     }
 
 
-def _section(fn: Any, *, chosen: bool = True, out: bool = False) -> Any:
-    """A report section from a function of the results (with the chosen c, the report folder)."""
+def _with_c(res: pd.DataFrame) -> tuple[Any, ...]:
+    """A section's arguments: the results with c and B as columns, and the c chosen per data set."""
+    df = _frame(res)
+    return df, _chosen(df)
 
-    def render(view: Any) -> str:
-        df = _frame(view.results)
-        args = (df, _chosen(df)) if chosen else (df,)
-        return str(fn(*args, view.out) if out else fn(*args))
 
-    return render
+def _plain(res: pd.DataFrame) -> tuple[Any, ...]:
+    return (_frame(res),)
 
 
 def _overlaps(ds: str, m: str, c: float, which: str) -> dict[str, Any] | None:
@@ -853,15 +853,15 @@ PAPER = PaperSpec(
     variants=(),
     sections=(
         _INTRO,
-        _section(_table1, chosen=False),
-        _section(_table2),
-        _section(_c_table),
-        _section(_figure3, out=True),
-        _section(_overlap_table),
-        _section(_reuters, out=True),
-        _section(_regression, out=True),
+        section(_table1, _plain),
+        section(_table2, _with_c),
+        section(_c_table, _with_c),
+        section(_figure3, _with_c, out=True),
+        section(_overlap_table, _with_c),
+        section(_reuters, _with_c, out=True),
+        section(_regression, _with_c, out=True),
         _CHOICES,
-        _section(_runtime, chosen=False),
+        section(_runtime, _plain),
     ),
     published_cells=list,
     lookup=lambda pub, variant: ("", "", {}),

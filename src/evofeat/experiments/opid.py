@@ -27,6 +27,7 @@ from evofeat.experiments.base import Cell
 from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
 from evofeat.report import diff_in_std, markdown_table, mean_std, published, save_figure
 from evofeat.report.figures import new_figure
+from evofeat.report.paper import section
 
 __all__ = ["PAPER", "SETTINGS", "Setting", "protocol_setting"]
 
@@ -767,14 +768,8 @@ def _summary(df: pd.DataFrame) -> str:
 
 
 # ---------------------------------------------------------------------- the declaration
-def _section(fn: Any, out: bool = False) -> Any:
-    """A report section from a function of the results (and the report folder)."""
-
-    def render(view: Any) -> str:
-        df = _frame(view.results)
-        return str(fn(df, view.out) if out else fn(df))
-
-    return render
+def _plain(res: pd.DataFrame) -> tuple[Any, ...]:
+    return (_frame(res),)
 
 
 QUICK_SETS = ("dna", "splice")
@@ -822,16 +817,16 @@ PAPER = PaperSpec(
     variants=(Variant("opid", "ours", "ours", "opid"),),
     sections=(
         _INTRO,
-        _section(_summary),
-        _section(_table1),
-        _section(_table2),
-        _section(_win_tie_loss),
-        _section(_diagnosis),
-        _section(_figure2, out=True),
-        _section(_figure3, out=True),
-        _section(_sensitivity),
+        section(_summary, _plain),
+        section(_table1, _plain),
+        section(_table2, _plain),
+        section(_win_tie_loss, _plain),
+        section(_diagnosis, _plain),
+        section(_figure2, _plain, out=True),
+        section(_figure3, _plain, out=True),
+        section(_sensitivity, _plain),
         _CHOICES,
-        _section(_runtime),
+        section(_runtime, _plain),
     ),
     published_cells=_published_cells,
     lookup=_lookup,
