@@ -65,12 +65,12 @@ def batch_arrays(X: Any) -> tuple[np.ndarray | sp.csr_matrix, list[Hashable], An
                 + ", ".join(map(str, X.dtypes.unique())),
                 fix="encode categorical columns as numbers first",
             ) from None
-        names = list(X.columns)
-        if len(set(names)) != len(names):
+        names = X.columns.tolist()
+        if not X.columns.is_unique:
             raise InputError(
                 "a mini-batch has repeated column names",
                 expected="one column per feature",
-                received=", ".join(sorted({str(c) for c in names if names.count(c) > 1})),
+                received=", ".join(sorted({str(c) for c in X.columns[X.columns.duplicated()]})),
                 fix="rename or drop the repeated columns",
             )
         return _finite(np.ascontiguousarray(values)), names, X.index
@@ -383,11 +383,15 @@ class OnlineLearner:
         """Warn once if the weights are beyond :data:`DIVERGED` or not finite (or a per-feature
         accumulator, or ``loss``, is not finite).
 
-        ``row`` counts the rows learned so far. On the dict path the check runs
-        at rows 1, 2, 4, 8, ... and then every ``max(1024, capacity)`` rows (so
-        its cost per row stays constant); the compiled loop runs it once a block.
+        ``row`` counts the rows learned so far. The weights are read at rows 1,
+        2, 4, 8, ... and then every ``max(1024, capacity)`` rows (so the cost per
+        row stays constant): on the dict path at those rows, in the compiled loop
+        at the end of the first block that reaches one (it reports each block's
+        loss, checked every time).
         """
         if self._warned or getattr(self, "_state", None) is None:
+            return
+        if row < self._next_check and math.isfinite(loss):  # the weights are not due yet
             return
         w = self._effective_weights()
         top = float(np.max(np.abs(w))) if w.size else 0.0
