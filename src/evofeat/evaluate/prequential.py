@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +32,7 @@ def _run_in_place(
     labels: np.ndarray | None,
     scores: np.ndarray | None,
     announce_first: bool = True,
-    check: Any = None,
+    check: Callable[[int, float], None] | None = None,
 ) -> tuple[int, float, float]:
     """The compiled loop over ``stream``'s own arrays, ``block`` rows of segments at a time.
 
@@ -228,7 +229,7 @@ def prequential(
     compute = 0.0
     done = learner.n_learned_
 
-    def check(rows: int, loss: float) -> None:  # once a block: the weights and the block's loss
+    def check(rows: int, loss: float) -> None:  # once a block: its loss, the weights when due
         learner._check_divergence(done + rows, loss)
 
     if isinstance(stream, Stream):
