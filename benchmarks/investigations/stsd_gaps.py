@@ -135,6 +135,8 @@ def _merge(*parts: dict[str, Any]) -> dict[str, Any]:
 
 
 FOUR = _sp(fractions=list(STSD_FRACTIONS_4))
+#: The hypothesis the page's verdict rests on: 4 stages, C per data set.
+FINAL = "C: the a8a drivers' on a8a, else the fewest mistakes [4 stages]"
 
 
 def hypotheses(repeats: int = 20) -> list[Hypothesis]:
@@ -228,11 +230,13 @@ def hypotheses(repeats: int = 20) -> list[Hypothesis]:
         for name, group, fn, extra in changes:
             over = fn if base_fn is None else (lambda d, m, fn=fn: _merge(FOUR, fn(d, m)))
             hs.append(Hypothesis(name + base, group, over, **extra))
-    for name, drivers in (
-        ("C with the fewest mistakes (grid, B = 0.5) for STSD-I and -all [4 stages]", False),
-        ("C: the a8a drivers' on a8a, else the fewest mistakes [4 stages]", True),
+    for name, drivers, seed in (
+        ("C with the fewest mistakes (grid, B = 0.5) for STSD-I and -all [4 stages]", False, 0),
+        (FINAL, True, 0),
+        (FINAL + ", another 20 orders (seed 1000)", True, 1000),  # C still picked on seed 0
     ):
-        hs.append(Hypothesis(name, "d", partial(_tuned_four, repeats=repeats, drivers=drivers)))
+        tuned = partial(_tuned_four, repeats=repeats, drivers=drivers)
+        hs.append(Hypothesis(name, "d", tuned, order_seed=seed))
     return hs
 
 
@@ -339,7 +343,7 @@ def investigate(hs: list[Hypothesis], repeats: int) -> dict[str, Any]:
                 "paper": [pm, ps],
                 "mean": mean,
                 "std": std,
-                "z": (mean - pm) / ps,
+                "z": round((mean - pm) / ps, 3),  # as saved, so the counts agree
                 "unexplained": (table, d, method, b) in UNEXPLAINED,
                 "runs": runs[key],
             }
@@ -380,7 +384,6 @@ def table(results: dict[str, Any], dataset: str) -> str:
     return "\n".join(lines)
 
 
-FINAL = "C: the a8a drivers' on a8a, else the fewest mistakes [4 stages]"
 FOUR_STAGES = "4 stages for every algorithm"
 C_PROFILE = {
     "0.01": "C = 0.01 for STSD-I and STSD-I-all [4 stages]",
@@ -457,7 +460,8 @@ def save(path: Path, results: dict[str, Any], repeats: int) -> None:
     saved["paper"] = {**saved.get("paper", {}), **{k: c["paper"] for k, c in cells.items()}}
     keys = set(saved.get("unexplained", [])) | {k for k, c in cells.items() if c["unexplained"]}
     saved["unexplained"] = [k for k in saved["paper"] if k in keys]  # the paper's order
-    saved[f"{repeats} orders"] = {
+    label = f"{repeats} orders"
+    saved[label] = saved.get(label, {}) | {  # a later run adds (or replaces) its hypotheses
         name: {
             "group": res["group"],
             "cells": {
