@@ -31,10 +31,12 @@ EXPLANATIONS: dict[str, dict[str, Explanation]] = {
         "stsd-schedule": _E(
             "stsd-schedule",
             "The published numbers follow the authors' code on 4 stages (0.1, 0.4, 0.7, 1.0 of the "
-            "features) for every algorithm, not the drivers' 10 stages nor the text's 10 parts.",
-            "the report's schedule table (`--protocol stsd-authors --scenario-param "
-            "fractions=0.1,0.4,0.7,1.0`)",
+            "features) for every algorithm, not the drivers' 10 stages nor the text's 10 parts: "
+            "on 4 stages this cell is within 2σ.",
+            "the report's schedule table and benchmarks/investigations/stsd_gaps.py "
+            "(`--protocol stsd-authors --scenario-param fractions=0.1,0.4,0.7,1.0`, 20 orders)",
             "tested",
+            "docs/reports/investigations/stsd_gaps.md",
         ),
         "stsd-rand-stream": _E(
             "stsd-rand-stream",
@@ -43,10 +45,34 @@ EXPLANATIONS: dict[str, dict[str, Explanation]] = {
             "none possible without MATLAB's stream",
             "plausible",
         ),
+        "stsd-c-per-dataset": _E(
+            "stsd-c-per-dataset",
+            "The authors set C per data set and algorithm, not the text's 0.1 (the a8a drivers: "
+            "STSD-I 0.1, STSD-I-all 1; german: 0.01). On 4 stages with a8a's drivers' C and "
+            "elsewhere the drivers'-grid C with the fewest mistakes in our runs (magic04 0.1; "
+            "svmguide3, splice, spambase 1; the same rule recovers german's exact cells), this "
+            "cell is within 2σ on the report's 20 orders.",
+            "benchmarks/investigations/stsd_gaps.py (C profile, C rule and german control, "
+            "20 orders)",
+            "tested",
+            "docs/reports/investigations/stsd_gaps.md",
+        ),
+        "stsd-spambase-offset": _E(
+            "stsd-spambase-offset",
+            "Under 4 stages and C per data set every spambase cell at B >= 0.5, of every algorithm, "
+            "is +1.5σ to +2.5σ high (about 40 mistakes); this one stays beyond 2σ. Most likely "
+            "the authors' spambase.mat (not released) differs from UCI's file, e.g. in column "
+            "order; 53 hypotheses (data, preprocessing, schedule, C, radius, row orders) do not "
+            "remove the offset.",
+            "benchmarks/investigations/stsd_gaps.py (no hypothesis reaches it)",
+            "open",
+            "docs/reports/investigations/stsd_gaps.md",
+        ),
         "stsd-unexplained": _E(
             "stsd-unexplained",
-            "No variant tried (paper text, drivers' schedule, 4 stages) reaches this cell.",
-            "investigation pending",
+            "Outside 2σ in this run, but not one of the cells the investigation explains (it "
+            "covers the 26 cells the full run left unexplained): no tested reason.",
+            "none yet (benchmarks/investigations/stsd_gaps.py runs its hypotheses on any cell)",
             "open",
         ),
     },
@@ -129,7 +155,19 @@ def needs_data(dataset: str) -> str:
 
 
 RULES: dict[str, list[tuple[str, str]]] = {
-    "stsd": [("*|*|STSD-I-rand|*", "stsd-rand-stream"), ("*", "stsd-unexplained")],
+    "stsd": [
+        ("*|*|STSD-I-rand|*", "stsd-rand-stream"),
+        ("table3|spambase|STSD-I|B=0.8*", "stsd-spambase-offset"),
+        ("table3|*|STSD-I-all|*", "stsd-c-per-dataset"),
+        ("table3|svmguide3|STSD-I|B=0.8*", "stsd-c-per-dataset"),
+        ("*|splice|STSD-I|B=0.5*", "stsd-c-per-dataset"),
+        ("*|*|STSD|*", "stsd-schedule"),
+        ("*|*|STSD-II|*", "stsd-schedule"),
+        ("*|magic04|STSD-I|*", "stsd-schedule"),
+        ("table3|svmguide3|STSD-I|B=0.2*", "stsd-schedule"),
+        ("table3|splice|STSD-I|B=0.8*", "stsd-schedule"),
+        ("*", "stsd-unexplained"),
+    ],
     "ofs": [
         ("table8|*", "ofs-table8-protocol"),
         ("*|*|RAND|*", "ofs-rand-draw"),
