@@ -6,8 +6,8 @@ magic04 (Table II, Table III STSD-I), splice, spambase, a8a, svmguide3 (Table
 III STSD-I and STSD-I-all). Each hypothesis below is one reading of what the
 paper, the authors' MATLAB release (github BlindReview/onlineLearning, the
 zip the paper cites: ``STSD.m``, ``STSD_all.m``, ``STSD_per.m``, the drivers
-``STSD_I_II_experiment{1,2,3}.m`` and ``STSDI_all_random_perceptron_experiment{1,2}.m``,
-all written for ``a8a.mat``) or our data leave open, run through
+``STSD_I_II_experiment{1,2,3}.m`` and ``STSDI_all_random_perceptron_experiment{1,2}.m``
+on ``a8a.mat``, ``..._experiment3.m`` on ``german.mat``) or our data leave open, run through
 ``protocols.setting`` / ``protocols.run_setting`` (the report's own runner,
 row orders and learner seeds) with one change each:
 
