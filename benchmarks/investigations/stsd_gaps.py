@@ -247,7 +247,7 @@ def _tuned_four(dataset: str, learner: str, repeats: int, drivers: bool) -> dict
 #: The drivers' C grid (``STSD_I_II_experiment1.m`` sweeps 10^-4 .. 10^8; beyond 10^2
 #: every learner is at its C -> infinity plateau, Figure 1).
 C_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)
-#: The C each released driver (all written for a8a.mat) passes: STSD-I 0.1, STSD_all 1.
+#: The C the a8a drivers pass (``..._experiment1.m``): STSD-I 0.1, STSD_all 1.
 A8A_DRIVERS = {"stsd-i": 0.1, "stsd-i-all": 1.0}
 
 
