@@ -13,12 +13,20 @@ evolvable stream scores the rows after the switch, as the FESL protocol).
     python benchmarks/leaderboard.py --render           # rewrite the report from the JSON only
 
 Every finished (cell, learner) is stored in ``leaderboard.json`` as it
-completes; a rerun skips what is stored (same number of orders).
+completes; a rerun skips what is stored (same number of orders and, for an
+evofeat learner, the same parameters: a learner whose defaults changed is run
+again, and the cell's consistency check with it).
+
+An evofeat learner is a registered name (its defaults) or a variant
+``name(key=value, ...)``; by default every binary online learner runs, and
+each linear learner whose default has no bias also runs with
+``fit_intercept=True`` (:data:`VARIANTS`).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import math
 import os
@@ -54,11 +62,67 @@ QUICK: dict[str, Any] = {
 }
 
 
+#: Variants run beside the registered learners: each linear learner with the other setting of its
+#: bias (the papers' methods and baselines have none by default; ftrl and adagrad learn one, and
+#: without it ftrl is OpenMOA's FTRL, as the leaderboard before the option ran it).
+VARIANTS = tuple(
+    f"{n}(fit_intercept=True)" for n in ("perceptron", "pa", "pa-i", "pa-ii", "ogd")
+) + (
+    "ftrl(fit_intercept=False)",
+    "adagrad(fit_intercept=False)",
+)
+
+
 def evofeat_learners() -> list[str]:
-    """Every registered online learner for binary classification."""
+    """Every registered online learner for binary classification, then :data:`VARIANTS`."""
     from evofeat.registry import ONLINE, describe
 
-    return [n for n in ONLINE if describe(n)["task"] == "binary"]
+    return [n for n in ONLINE if describe(n)["task"] == "binary"] + list(VARIANTS)
+
+
+def parse_learner(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"ogd(fit_intercept=True, lr=0.5)"`` -> ``("ogd", {"fit_intercept": True, "lr": 0.5})``.
+
+    >>> parse_learner("ftrl"), parse_learner("pa-i(C=0.1, fit_intercept=True)")
+    (('ftrl', {}), ('pa-i', {'C': 0.1, 'fit_intercept': True}))
+    """
+    name, _, rest = spec.partition("(")
+    if not rest:
+        return spec.strip(), {}
+    if not rest.endswith(")"):
+        raise ValueError(f"{spec!r}: expected name(key=value, ...)")
+    call = ast.parse(f"f({rest}", mode="eval").body
+    if not isinstance(call, ast.Call) or call.args:
+        raise ValueError(f"{spec!r}: expected name(key=value, ...)")
+    return name.strip(), {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
+
+
+def split_top(text: str) -> list[str]:
+    """Split on the commas outside parentheses.
+
+    >>> split_top("ftrl,ogd(fit_intercept=True, lr=0.5),pa-i")
+    ['ftrl', 'ogd(fit_intercept=True, lr=0.5)', 'pa-i']
+    """
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    return out + [text[start:]]
+
+
+def make_learner(spec: str) -> Any:
+    """A fresh evofeat learner from a spec of :func:`parse_learner`."""
+    from evofeat.registry import make
+
+    name, params = parse_learner(spec)
+    return make(name, **params)
+
+
+def learner_params(spec: str) -> dict[str, Any]:
+    """The full parameters the spec runs with (stored with its results, JSON-able)."""
+    return json.loads(json.dumps(make_learner(spec).get_params(), default=repr))
 
 
 # ---------------------------------------------------------------------------- running
@@ -72,7 +136,7 @@ def build_streams(dataset: str, scenario: str, orders: int, preprocess: str) -> 
     return [make_stream(data, scenario, order=permutation(n, r), seed=r) for r in range(orders)]
 
 
-def run_evofeat(name: str, stream: Any) -> tuple[float, int, float, float]:
+def run_evofeat(spec: str, stream: Any) -> tuple[float, int, float, float]:
     """Accuracy, mistakes, CPU seconds of ``prequential`` (the compiled path), and of its loop alone.
 
     The second time is ``prequential``'s own ``extra["compute_seconds"]`` (the
@@ -84,11 +148,10 @@ def run_evofeat(name: str, stream: Any) -> tuple[float, int, float, float]:
 
     import evofeat.evaluate.prequential as pq
     from evofeat.evaluate import prequential
-    from evofeat.registry import make
 
     pq.time = types.SimpleNamespace(perf_counter=time.thread_time)  # type: ignore[assignment]
 
-    model = make(name)
+    model = make_learner(spec)
     t0 = time.thread_time()
     res = prequential(model, stream)
     cpu = time.thread_time() - t0
@@ -106,7 +169,6 @@ def consistency(stream: Any, feed: Feed, names: list[str]) -> dict[str, Any]:
     its mistakes on the scenario's stream.
     """
     from evofeat.evaluate import prequential
-    from evofeat.registry import make
     from evofeat.streams import Stream
 
     rows = (
@@ -120,8 +182,8 @@ def consistency(stream: Any, feed: Feed, names: list[str]) -> dict[str, Any]:
     eval_from = int(stream.info.get("eval_from", 0))
     same, differ = [], {}
     for name in names:
-        a = prequential(make(name), stream).mistakes
-        b = prequential(make(name), fed, eval_from=eval_from).mistakes
+        a = prequential(make_learner(name), stream).mistakes
+        b = prequential(make_learner(name), fed, eval_from=eval_from).mistakes
         if a == b:
             same.append(name)
         else:
@@ -135,9 +197,12 @@ def save(results: dict[str, Any], path: Path) -> None:
     os.replace(tmp, path)
 
 
-def done(entry: dict[str, Any] | None, orders: int) -> bool:
+def done(entry: dict[str, Any] | None, orders: int, params: dict[str, Any] | None = None) -> bool:
+    """Stored and complete (or stopped by --peer-seconds), and run with ``params`` if given."""
     if not entry:
         return False
+    if params is not None and entry.get("params") != params:
+        return False  # an evofeat learner whose parameters (defaults) changed: run it again
     # complete, or stopped by --peer-seconds; a peer that failed or is missing is retried
     return len(entry.get("acc", [])) == orders or "stopped" in entry.get("error", "")
 
@@ -160,9 +225,17 @@ def run_cell(
     if cell.get("orders") not in (None, orders):
         cell.update(learners={}, consistency=None)  # a different number of orders: start over
     cell["orders"] = orders
-    todo_e = [n for n in learners if not done(cell["learners"].get(f"evofeat:{n}"), orders)]
+    params = {n: learner_params(n) for n in learners}
+    todo_e = [
+        n for n in learners if not done(cell["learners"].get(f"evofeat:{n}"), orders, params[n])
+    ]
     todo_p = [p for p in peers if not done(cell["learners"].get(p), orders)]
-    need_check = "openmoa:ftrl" in peers and not cell.get("consistency")
+    stored = cell.get("consistency")
+    if stored and todo_e:  # the learners that run again are checked again, the others stay
+        stored["same"] = [n for n in stored["same"] if n not in todo_e]
+        stored["differ"] = {n: v for n, v in stored["differ"].items() if n not in todo_e}
+    to_check = todo_e if stored else learners
+    need_check = "openmoa:ftrl" in peers and bool(to_check)
     if not (todo_e or todo_p or need_check):
         print(f"{key}: stored, skipped")
         return
@@ -187,6 +260,7 @@ def run_cell(
     )
     for name in todo_e:
         rec: dict[str, Any] = {
+            "params": params[name],
             "acc": [],
             "mistakes": [],
             "rows_s": [],
@@ -202,7 +276,10 @@ def run_cell(
                 rec["rows_s"].append(s.n_rows / max(cpu, 1e-9))
                 rec["loop_rows_s"].append(s.n_rows / max(loop, 1e-9))
         except Exception as exc:
-            rec = {"error": f"{type(exc).__name__}: {exc}".splitlines()[0][:300]}
+            rec = {
+                "params": params[name],
+                "error": f"{type(exc).__name__}: {exc}".splitlines()[0][:300],
+            }
         cell["learners"][f"evofeat:{name}"] = rec
         print(f"  evofeat:{name}: {_short(rec)}", flush=True)
         save(results, path)
@@ -242,8 +319,14 @@ def run_cell(
         save(results, path)
     if need_check:
         feeds = feeds or [Feed.from_stream(s) for s in streams]
-        cell["consistency"] = consistency(streams[0], feeds[0], learners)
-        print(f"  consistency (order 0): {cell['consistency']}", flush=True)
+        new = consistency(streams[0], feeds[0], to_check)
+        if stored:
+            new = {
+                "same": stored["same"] + new["same"],
+                "differ": {**stored["differ"], **new["differ"]},
+            }
+        cell["consistency"] = new
+        print(f"  consistency (order 0): {new}", flush=True)
         save(results, path)
 
 
@@ -329,6 +412,9 @@ def render(results: dict[str, Any], out: Path) -> None:
     meta = results["meta"]
     cells = {k: c for k, c in results["cells"].items() if c.get("learners")}
     analyses = {k: analyse(c) for k, c in cells.items()}
+    n_ours = max(
+        (sum(k.startswith("evofeat:") for k in c["learners"]) for c in cells.values()), default=0
+    )
     lines = [
         "# Leaderboard: evofeat against the peers on identical streams (issue 15)",
         "",
@@ -372,8 +458,13 @@ def render(results: dict[str, Any], out: Path) -> None:
         "weighs). Peers: "
         "the per-row loop; building their input (dicts, text, Java instances) is "
         "not timed. The machine is shared by several jobs (2 cores), so speeds are rough.",
+        "- **evofeat's learners** run with their defaults: `ftrl` and `adagrad` learn a bias "
+        "(`fit_intercept=True`, as River's and VW's linear models; no L1/L2 on it), the papers' "
+        "methods and baselines do not; each linear learner also runs with the other setting "
+        "of its bias: " + ", ".join(f"`{v}`" for v in VARIANTS) + " (`ftrl(fit_intercept=False)` "
+        "is OpenMOA's FTRL, mistake for mistake).",
         f"- **evofeat's best** is chosen per cell by mean accuracy over the same orders "
-        "it is then tested on: **this choice is optimistic** (the max of ~22 learners "
+        f"it is then tested on: **this choice is optimistic** (the max of {n_ours} learners "
         f"is biased upward). The **fixed choice** `{FIXED}` (named before the run) is "
         "reported beside it and is the honest comparison.",
         f"- **Paired tests** over the orders (same stream per order): `scipy.stats.ttest_rel` "
@@ -625,7 +716,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenarios", help=f"comma-separated (default: {','.join(SCENARIOS)})")
     ap.add_argument(
         "--learners",
-        help="evofeat learners, comma-separated (default: every binary online learner)",
+        help="evofeat learners, comma-separated: a registered name or name(key=value, ...) "
+        "(default: every binary online learner, and " + ", ".join(VARIANTS) + ")",
     )
     ap.add_argument(
         "--peers",
@@ -655,7 +747,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     def pick(given: str | None, default: Any) -> list[str]:
-        return list(default) if not given else [s.strip() for s in given.split(",") if s.strip()]
+        return list(default) if not given else [s.strip() for s in split_top(given) if s.strip()]
 
     q = QUICK if args.quick else {}
     datasets = pick(args.datasets, q.get("datasets", DATASETS))
@@ -671,11 +763,21 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"scenario {s!r} does not apply to online learners: {NOT_ONLINE[s]}")
         if s not in SCENARIOS:
             ap.error(f"unknown scenario {s!r}: expected one of {', '.join(SCENARIOS)}")
-    known = set(evofeat_learners())
-    bad = [n for n in learners if n not in known]
+    from evofeat.registry import describe
+
+    def known(spec: str) -> bool:
+        try:
+            name, _ = parse_learner(spec)
+            make_learner(spec)
+        except Exception:
+            return False
+        return describe(name)["task"] == "binary"
+
+    bad = [n for n in learners if not known(n)]
     if bad:
         ap.error(
-            f"unknown evofeat learner(s) {bad}: expected binary online learners, e.g. {', '.join(sorted(known)[:6])}"
+            f"unknown evofeat learner(s) {bad}: expected binary online learners with valid "
+            f"parameters, e.g. {', '.join(evofeat_learners()[:4])} or {VARIANTS[0]}"
         )
     results = json.loads(path.read_text()) if path.exists() else {"meta": {}, "cells": {}}
     if not args.render:
