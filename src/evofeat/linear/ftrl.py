@@ -94,10 +94,10 @@ class FTRL(InterceptMixin, OnlineLearner):
         Learn a bias ``b``: the weight of a constant input 1 that every row
         has (the score is ``w . x + b``), with its own ``z_b`` and ``n_b``
         and the same update (gradient ``dl/df``), its rate scale
-        ``intercept_lr`` and ``beta``, and **no L1 or L2** (as Vowpal
-        Wabbit's and River's FTRL and logistic regression leave their bias
-        unregularised by default): ``b = -z_b / ((beta + sqrt(n_b)) /
-        intercept_lr)``. The bias is not a feature (always visible, not in
+        ``intercept_lr`` and ``beta``, and **no L1 or L2** (River's
+        logistic regression applies its ``l2`` to the weights only, and
+        Vowpal Wabbit's defaults regularise nothing): ``b = -z_b / ((beta +
+        sqrt(n_b)) / intercept_lr)``. The bias is not a feature (always visible, not in
         ``coef_`` nor in the feature index). On by default, as in River and
         VW; ``fit_intercept=False`` is Algorithm 1 as written (and
         OpenMOA's FTRL).
