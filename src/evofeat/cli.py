@@ -355,8 +355,8 @@ pooled over the test folds; n_selected is the mean over the folds.
 @click.option(
     "--protocol",
     default=None,
-    help="A paper's settings for this data set and learner (stsd-authors, stsd-paper, ofs, "
-    "ofs-unit-norm, fesl, opid; see evofeat.experiments.protocols); the other flags override "
+    help="A paper's settings for this data set and learner (stsd-authors, stsd-published, "
+    "stsd-paper, ofs, ofs-unit-norm, fesl, opid; see evofeat.experiments.protocols); the other flags override "
     "them. Each reproduction report names the command of each of its rows.",
 )
 @click.option(
