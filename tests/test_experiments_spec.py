@@ -186,10 +186,16 @@ def test_a_cell_runs_through_the_protocol_layer() -> None:
 def test_ofs_declaration_keeps_the_stored_cell_keys() -> None:
     p = get_paper("ofs")
     full, quick = p.cells(), p.cells(quick=True)
-    assert (len(full), len(quick)) == (2160, 57)
+    assert (len(full), len(quick)) == (2445, 65)
     keys = {c.key for c in full}
     assert 'table5|colon|mrmr|{"preprocess":"zscore+unit-norm"}|19' in keys
     assert 'table8|covtype-binary|ofs|{"budget":0.1,"preprocess":"unit-norm"}|4' in keys
+    # RAND with the authors' per-mistake draw: a variant row of Tables 2, 4 and 8 (20 / 5 repeats)
+    draw = '"draw":"per-mistake","preprocess":"zscore+unit-norm"}'
+    assert f'table2|a8a|rand|{{"budget":0.1,{draw}|19' in keys
+    assert f'table8|covtype-binary|rand|{{"budget":0.1,{draw}|4' in keys
+    assert f'table8|covtype-binary|rand|{{"budget":0.1,{draw}|5' not in keys
+    assert f'table4|colon|rand|{{"budget":0.64,{draw}|19' in keys
     assert 'table8|covtype-binary|ofs|{"budget":0.1,"preprocess":"unit-norm"}|5' not in keys
     assert 'figure2|german|rand|{"budget":0.05,"preprocess":"zscore+unit-norm"}|4' in keys
     assert {c.table for c in quick if c.dataset == "ijcnn1"} == {"table8"}
@@ -243,3 +249,44 @@ def test_extra_variant_rows_render_beside_their_table(tmp_path: Path) -> None:
     text = spec.write_report(_results(spec), tmp_path, "x").read_text()
     assert "**A adaptive** beside the same published cells:" in text
     assert "| german | 0.1 | B | 20.0 ± 2.0 | 10.5 ± 0.6 | -4.75 | differs |" in text
+
+
+def test_extra_rows_enter_the_comparison_as_variant_rows_not_published_cells() -> None:
+    """An Extra's rows are comparison.csv rows marked with its label, left out of the counts."""
+    from evofeat.experiments.spec import Extra
+    from evofeat.report.compare import comparison_section
+
+    extra = Extra(
+        "t1",
+        "A adaptive",
+        lambda pub: ("german", "a", {"budget": 0.2}) if pub.method == "b" else None,
+        lambda pub, n: f"run {pub.method} x{n}",
+    )
+    spec = _toy(extras=(extra,))
+    rows = spec.comparison(_results(spec))
+    assert [(r.method, r.variant) for r in rows] == [("A", ""), ("B", ""), ("B", "A adaptive")]
+    v = rows[-1]
+    assert (v.paper_mean, v.ours_mean, v.command) == (20.0, 10.5, "run b x4")
+    assert v.z == pytest.approx(-4.75)
+    text = comparison_section(rows, {})
+    assert "2 of 2 published cells run" in text and "1 variant rows" in text
+    assert "| B (A adaptive) |" in text
+    none = spec.comparison(pd.DataFrame())  # not run: still listed, as not run
+    assert [(r.variant, r.verdict) for r in none][-1] == ("A adaptive", "not run")
+
+
+def test_ofs_declares_rand_per_mistake_beside_rand_with_its_paired_test() -> None:
+    p = get_paper("ofs")
+    pub = next(x for x in p.published() if x.table == "table2" and x.method == "rand")
+    extras = [e for e in p.extras if e.table == "table2"]
+    assert len(extras) == 1 and "per-mistake" in extras[0].label
+    ds, m, params = extras[0].lookup(pub)[:3]
+    assert (m, params["draw"], params["budget"]) == ("rand", "per-mistake", 0.1)
+    assert extras[0].command is not None and extras[0].command(pub, 20).endswith(
+        "--param draw=per-mistake"
+    )
+    ofs = next(x for x in p.published() if x.table == "table2" and x.method == "ofs")
+    assert extras[0].lookup(ofs) is None
+    pairs = [s for s in p.pair_specs() if s.baseline == "RAND (one draw)"]
+    assert {s.table for s in pairs} == {"table2", "table4", "table8"}
+    assert all(s.ours[2] == {**s.theirs[2], "draw": "per-mistake"} for s in pairs)

@@ -154,7 +154,9 @@ class Extra:
 
     ``lookup(pub)`` gives the stored cell of the extra method beside the
     published cell ``pub`` (None: no extra row there). The cells themselves
-    come from a :class:`Grid` of the same paper.
+    come from a :class:`Grid` of the same paper. Each row is also a row of
+    ``comparison.csv`` marked with ``variant = label`` (not counted as a
+    published cell); ``command(pub, repeats)`` is its ``evofeat run`` line.
 
     >>> Extra("table2", "STSD-I adaptive", lambda pub: None).label
     'STSD-I adaptive'
@@ -163,6 +165,7 @@ class Extra:
     table: str
     label: str
     lookup: Callable[[Published], Key | None]
+    command: Callable[[Published, int], str] | None = None
 
 
 def protocol_params(protocol: str, dataset: str, method: str, **override: Any) -> dict[str, Any]:
@@ -229,6 +232,9 @@ class PaperSpec(Paper):
     seed: int | Callable[[Cell], int] = 0  # the base seed of the row orders (or a cell's)
     runtime_note: str = ""
     explain: str = ""  # the paper's name in :mod:`evofeat.report.explanations` (default: name)
+    #: further variants whose rows comparison.csv carries after the main variant's, marked with
+    #: the variant's name (not counted as published cells)
+    compare_variants: tuple[str, ...] = ()
 
     def cells(self, quick: bool = False) -> list[Cell]:
         """Every grid expanded; a (data set, method, parameters) in several grids is one cell (the first)."""
@@ -286,19 +292,40 @@ class PaperSpec(Paper):
         )
 
     def comparison(self, results: pd.DataFrame) -> list[Any]:
-        """Each published cell beside ours in the main variant (``comparison.csv``)."""
+        """Each published cell beside ours in the main variant, then in each of ``compare_variants``.
+
+        A further variant's rows carry its name in ``Row.variant`` and its
+        label in the setting; their explanation is named only where they
+        miss the paper by more than 2σ.
+        """
         if self.rows_of is not None:
             return self.rows_of(results)
-        from evofeat.report.compare import Row
-        from evofeat.report.explanations import explain
         from evofeat.report.paper import View
 
-        pubs = self.published()
-        if not pubs:  # a paper with no published number (CEOFS): no comparison.csv
+        if not self.published():  # a paper with no published number (CEOFS): no comparison.csv
             return []
-        view, v, rows = View(results), self.variant(), []
-        for pub in pubs:
-            vals = view.values(*self.lookup(pub, v.name))
+        view = View(results)
+        main = self._comparison_rows(view, self.variant())
+        for name in self.compare_variants:
+            main += self._comparison_rows(view, self.variant(name), further=True)
+        for e in self.extras:
+            main += self._comparison_rows(view, self.variant(), further=True, extra=e)
+        return main
+
+    def _comparison_rows(
+        self, view: Any, v: Variant, further: bool = False, extra: Extra | None = None
+    ) -> list[Any]:
+        """Rows of ``v`` (or of the declared ``extra``'s rows, marked with its label)."""
+        from evofeat.report.compare import Row
+        from evofeat.report.explanations import explain
+
+        rows = []
+        for pub in self.published():
+            key = self.lookup(pub, v.name) if extra is None else extra.lookup(pub)
+            vals = view.values(*key) if key is not None else np.zeros(0)
+            if extra is not None and (pub.table != extra.table or key is None):
+                continue
+            n = vals.size or self.repeats
             setting = pub.text or ", ".join(
                 [*(f"{k}={x}" for k, x in pub.setting.items()), v.setting]
             )
@@ -312,9 +339,13 @@ class PaperSpec(Paper):
                 pub.std,
                 float(vals.mean()) if vals.size else np.nan,
                 float(vals.std(ddof=1)) if vals.size > 1 else np.nan,
-                command=self.command(pub, v.name, vals.size or self.repeats),
+                command=self.command(pub, v.name, n)
+                if extra is None
+                else (extra.command(pub, n) if extra.command else ""),
+                variant=extra.label if extra else v.name if further else "",
             )
-            row.explanation_id = explain(self.explain or self.name, row)
+            if not further or row.verdict == "outside 2σ":
+                row.explanation_id = explain(self.explain or self.name, row)
             rows.append(row)
         return rows
 

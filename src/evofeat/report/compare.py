@@ -54,6 +54,7 @@ COLUMNS = (
     "verdict",
     "explanation_id",
     "command",
+    "variant",
 )
 
 
@@ -81,6 +82,10 @@ class Explanation:
 class Row:
     """One published cell beside ours (``ours_*`` NaN when the cell was not run).
 
+    ``variant`` names a declared variant row (not the paper's rule, e.g. the
+    authors' code's): the same published cell against another of our runs,
+    listed but not counted as a published cell.
+
     ``z`` is ``(ours - paper) / paper_std`` (against the paper's std, as the
     papers report it); a published std of 0 gives ``z = 0`` when the means
     agree to the printed precision and ``inf`` otherwise.
@@ -97,6 +102,7 @@ class Row:
     ours_std: float = math.nan
     explanation_id: str = ""
     command: str = ""
+    variant: str = ""
 
     @property
     def z(self) -> float:
@@ -135,6 +141,8 @@ def write_comparison_csv(rows: Iterable[Row], path: Path) -> Path:
 
 
 def _counts(rows: Sequence[Row], explanations: dict[str, Explanation]) -> str:
+    variants = sum(bool(r.variant) for r in rows)
+    rows = [r for r in rows if not r.variant]
     run = [r for r in rows if r.verdict != "not run"]
     n = {v: sum(r.verdict == v for r in run) for v in ("within 1σ", "within 2σ", "outside 2σ")}
     settled = ("tested", "plausible")
@@ -149,6 +157,7 @@ def _counts(rows: Sequence[Row], explanations: dict[str, Explanation]) -> str:
         f"{n['within 1σ'] + n['within 2σ']} within 2σ, {n['outside 2σ']} outside 2σ "
         f"({explained} of them with a tested or plausible explanation); "
         f"{len(rows) - len(run)} not run"
+        + (f"; and {variants} variant rows (not the paper's rule, not counted)" if variants else "")
     )
 
 
@@ -163,7 +172,7 @@ def comparison_section(rows: Sequence[Row], explanations: dict[str, Explanation]
             [
                 r.table,
                 r.dataset,
-                r.method,
+                f"{r.method} ({r.variant})" if r.variant else r.method,
                 r.setting,
                 f"{r.paper_mean:.4g} ± {r.paper_std:.2g}",
                 ours,
