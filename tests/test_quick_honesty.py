@@ -220,11 +220,11 @@ def test_every_skipped_published_cell_says_why(
 
 
 _NO_REGISTRY_SENTENCE = (
-    "experiments/finish.py missing_data() writes its own 'evofeat.datasets.download(NAME) "
-    "fetches it from URL' (wrong for sets that cannot be downloaded, e.g. isolet, converted from "
-    ".mat) instead of registry.needs_data(NAME); report/explanations.py NEEDS_DATA hard-codes "
-    "'source unverified here' for sets now registered (codrna, gisette, sensit-vehicle, protein "
-    "download; kddcup08, cifar10-ofs, rfid say why they are not public)"
+    "experiments/finish.py missing_data() writes its own 'needs data NAME, absent from "
+    "$EVOFEAT_DATA and the cache: evofeat.datasets.download(NAME) fetches it from URL' (wrong for "
+    "sets that cannot be downloaded: isolet, converted from .mat; covtype, from a PyPI wheel) "
+    "instead of registry.needs_data(NAME) (report/explanations.py already uses it); and skipped "
+    "cells on other absent sets (not in the quick subset) name no data"
 )
 _DATA_NOT_NAMED = (
     "cells on a registered set that is absent here are 'not run' without 'needs data NAME' and "
