@@ -188,14 +188,14 @@ def test_ofs_declaration_keeps_the_stored_cell_keys() -> None:
     full, quick = p.cells(), p.cells(quick=True)
     assert (len(full), len(quick)) == (2445, 65)
     keys = {c.key for c in full}
-    assert 'table5|colon|mrmr|{"preprocess":"zscore+unit-norm"}|19' in keys
-    assert 'table8|covtype-binary|ofs|{"budget":0.1,"preprocess":"unit-norm"}|4' in keys
     # RAND with the authors' per-mistake draw: a variant row of Tables 2, 4 and 8 (20 / 5 repeats)
     draw = '"draw":"per-mistake","preprocess":"zscore+unit-norm"}'
     assert f'table2|a8a|rand|{{"budget":0.1,{draw}|19' in keys
     assert f'table8|covtype-binary|rand|{{"budget":0.1,{draw}|4' in keys
     assert f'table8|covtype-binary|rand|{{"budget":0.1,{draw}|5' not in keys
     assert f'table4|colon|rand|{{"budget":0.64,{draw}|19' in keys
+    assert 'table5|colon|mrmr|{"preprocess":"zscore+unit-norm"}|19' in keys
+    assert 'table8|covtype-binary|ofs|{"budget":0.1,"preprocess":"unit-norm"}|4' in keys
     assert 'table8|covtype-binary|ofs|{"budget":0.1,"preprocess":"unit-norm"}|5' not in keys
     assert 'figure2|german|rand|{"budget":0.05,"preprocess":"zscore+unit-norm"}|4' in keys
     assert {c.table for c in quick if c.dataset == "ijcnn1"} == {"table8"}
@@ -278,7 +278,7 @@ def test_extra_rows_enter_the_comparison_as_variant_rows_not_published_cells() -
 def test_ofs_declares_rand_per_mistake_beside_rand_with_its_paired_test() -> None:
     p = get_paper("ofs")
     pub = next(x for x in p.published() if x.table == "table2" and x.method == "rand")
-    extras = [e for e in p.extras if e.table == "table2"]
+    extras = [e for e in p.extras if getattr(e, "table", "") == "table2"]
     assert len(extras) == 1 and "per-mistake" in extras[0].label
     ds, m, params = extras[0].lookup(pub)[:3]
     assert (m, params["draw"], params["budget"]) == ("rand", "per-mistake", 0.1)
@@ -290,3 +290,43 @@ def test_ofs_declares_rand_per_mistake_beside_rand_with_its_paired_test() -> Non
     pairs = [s for s in p.pair_specs() if s.baseline == "RAND (one draw)"]
     assert {s.table for s in pairs} == {"table2", "table4", "table8"}
     assert all(s.ours[2] == {**s.theirs[2], "draw": "per-mistake"} for s in pairs)
+
+
+def test_adaptive_rows_render_from_the_json_with_their_count(tmp_path: Path) -> None:
+    """The adaptive section reads the investigation's JSON at render time, one paper's cells."""
+    import json
+
+    from evofeat.report.paper import Adaptive
+
+    cell = {
+        "paper": "toy", "table": "t1", "dataset": "german", "algorithm": "A", "setting": "B=0.1",
+        "paper_mean": 10.0, "paper_std": 1.0, "metric": "mistakes", "higher_is_better": False,
+        "repeats": 2, "faithful_runs": [10.0, 12.0], "adaptive_runs": [8.0, 9.0],
+        "t_pvalue": 0.01, "wilcoxon_pvalue": 0.5, "outcome": "win", "wilcoxon_outcome": "tie",
+        "adaptive_command": "evofeat run --learner a --param step=adagrad", "ftrl_outcome": "loss",
+    }  # fmt: skip
+    other = {**cell, "paper": "other", "outcome": "loss"}
+    meta = {"variants": {"toy": {"step": "adagrad"}}, "extra": {"toy": {"ftrl": {"base": "ftrl"}}}}
+    path = tmp_path / "adaptive.json"
+    path.write_text(json.dumps({"meta": meta, "cells": [cell, {**cell, "outcome": "tie"}, other]}))
+    spec = _toy(extras=(Adaptive("toy", path=str(path)),))
+    text = spec.write_report(_results(spec), tmp_path, "x").read_text()
+    assert "## Adaptive variant (not the paper's rule)" in text and "`step=adagrad`" in text
+    assert "| adaptive | 2 | 1/1/0 | 0/2/0 |" in text  # the other paper's loss is not counted
+    assert "| ftrl (base=ftrl; shown, not counted) | 2 | 0/0/2 | - |" in text
+    assert (
+        "| t1 | german | A | B=0.1 | 10.0 ± 1.0 | 11.0 ± 1.4 | 8.5 ± 0.7 | 0.01 | 0.5 | win |"
+        in text
+    )
+    assert len(spec.comparison(_results(spec))) == 2  # not comparison rows: no published cell added
+    path.unlink()
+    gone = spec.write_report(_results(spec), tmp_path, "x").read_text()
+    assert "Not computed here: `python benchmarks/investigations/adaptive_variants.py" in gone
+
+
+def test_stsd_ofs_and_fesl_declare_the_adaptive_rows() -> None:
+    from evofeat.report.paper import Adaptive
+
+    for name in ("stsd", "ofs", "fesl"):
+        got = [e for e in get_paper(name).extras if isinstance(e, Adaptive)]
+        assert [e.paper for e in got] == [name]

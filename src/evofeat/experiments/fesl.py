@@ -23,7 +23,7 @@ from evofeat.report import diff_in_std, markdown_table, mean_std, published, sav
 from evofeat.report.compare import Pair, Row
 from evofeat.report.explanations import explain
 from evofeat.report.figures import new_figure
-from evofeat.report.paper import section
+from evofeat.report.paper import Adaptive, section
 
 __all__ = ["PAPER", "SYNTHETIC", "Spec"]
 
@@ -873,4 +873,5 @@ PAPER = PaperSpec(
     rows_of=_comparison,
     pairs_of=_pairs,
     runtime=False,
+    extras=(Adaptive("fesl"),),
 )

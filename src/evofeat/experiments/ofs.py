@@ -28,7 +28,7 @@ from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
 from evofeat.experiments.spec import Extra, Grid, PairSpec, PaperSpec, Published, Variant
 from evofeat.report import markdown_table, published
-from evofeat.report.paper import Curves, Figure, Line, Table, View, summary
+from evofeat.report.paper import Adaptive, Curves, Figure, Line, Table, View, summary
 
 __all__ = ["PAPER", "mrmr_order", "mutual_information"]
 
@@ -538,9 +538,12 @@ PAPER = PaperSpec(
     runs={"table5": _selection},
     commands=_command,
     pair_specs=_pairs,
-    extras=tuple(
-        Extra(t, RAND_CODE, _rand_code, lambda pub, n: _command(pub, _Z, n, **PER_MISTAKE))
-        for t in ("table2", "table8", "table4")
+    extras=(
+        *(
+            Extra(t, RAND_CODE, _rand_code, lambda pub, n: _command(pub, _Z, n, **PER_MISTAKE))
+            for t in ("table2", "table8", "table4")
+        ),
+        Adaptive("ofs"),
     ),
     signed=True,
 )

@@ -30,6 +30,7 @@ import pandas as pd
 
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell, Paper
+from evofeat.report.paper import Adaptive
 
 __all__ = ["Extra", "Grid", "PaperSpec", "PairSpec", "Published", "Variant", "protocol_params"]
 
@@ -226,7 +227,7 @@ class PaperSpec(Paper):
     commands: Callable[[Published, Variant, int], str] | None = None
     signed: bool = False  # a cell beyond 2σ is "lower" / "higher" rather than "differs"
     pair_specs: Callable[[], list[PairSpec]] = list
-    extras: tuple[Extra, ...] = ()
+    extras: tuple[Extra | Adaptive, ...] = ()
     exact: bool = False
     higher_is_better: bool = False
     seed: int | Callable[[Cell], int] = 0  # the base seed of the row orders (or a cell's)
@@ -308,7 +309,7 @@ class PaperSpec(Paper):
         main = self._comparison_rows(view, self.variant())
         for name in self.compare_variants:
             main += self._comparison_rows(view, self.variant(name), further=True)
-        for e in self.extras:
+        for e in (e for e in self.extras if isinstance(e, Extra)):
             main += self._comparison_rows(view, self.variant(), further=True, extra=e)
         return main
 

@@ -29,7 +29,7 @@ from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
 from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
 from evofeat.report import diff_in_std, markdown_table, mean_std, published
-from evofeat.report.paper import Figure, Line, Results, Table, View, exact, summary
+from evofeat.report.paper import Adaptive, Figure, Line, Results, Table, View, exact, summary
 
 __all__ = ["PAPER", "regression_data", "setting"]
 
@@ -485,4 +485,5 @@ PAPER = PaperSpec(
     exact=True,
     seed=SEED,
     runtime_note="most rows are dense after the authors' z-scoring, a8a's included",
+    extras=(Adaptive("stsd"),),
 )

@@ -39,6 +39,8 @@ PaperSpec = Any
 Published = Any
 
 __all__ = [
+    "ADAPTIVE_JSON",
+    "Adaptive",
     "Curves",
     "Figure",
     "Line",
@@ -53,6 +55,13 @@ __all__ = [
 
 #: A cell's identity in the results: (data set, method, parameters).
 Key = tuple[str, str, dict[str, Any]]
+
+#: The adaptive variants' per-run results (issue 15), written by
+#: ``benchmarks/investigations/adaptive_variants.py``; read when a report is rendered.
+ADAPTIVE_JSON = "docs/reports/investigations/adaptive_variants.json"
+ADAPTIVE_SCRIPT = (
+    "python benchmarks/investigations/adaptive_variants.py --repeats 20 --fesl-repeats 10"
+)
 
 
 class View:
@@ -248,6 +257,77 @@ class Results:
         return markdown_table(body, list(self.head)) if body else "not run"
 
 
+@dataclass(frozen=True)
+class Adaptive:
+    """A paper's adaptive variant beside its published cells, read from ``path`` when rendered.
+
+    ``path`` is the investigation's JSON (relative: to the repository root);
+    its ``cells`` of ``paper`` hold the faithful and adaptive runs of each
+    published cell over the same row orders, their paired p-values and
+    commands. Declared in a paper's ``extras``; rendered as its own section.
+
+    >>> print(Adaptive("ofs", path="nowhere.json").render())
+    ## Adaptive variant (not the paper's rule)
+    <BLANKLINE>
+    Not computed here: `python benchmarks/investigations/adaptive_variants.py --repeats 20 --fesl-repeats 10` writes `nowhere.json`, which this section reads.
+    <BLANKLINE>
+    """
+
+    paper: str
+    path: str = ADAPTIVE_JSON
+    title: str = "Adaptive variant (not the paper's rule)"
+
+    def _file(self) -> Path:
+        p = Path(self.path)
+        return p if p.is_absolute() else Path(__file__).resolve().parents[3] / p
+
+    def render(self, view: View | None = None) -> str:
+        """The section: the win/tie/loss count and one row per published cell run."""
+        head = f"## {self.title}\n\n"
+        if not self._file().is_file():
+            return head + f"Not computed here: `{ADAPTIVE_SCRIPT}` writes `{self.path}`, which this section reads.\n"  # fmt: skip
+        data = json.loads(self._file().read_text(encoding="utf-8"))
+        meta, cells = data["meta"], [c for c in data["cells"] if c["paper"] == self.paper]
+        if not cells:
+            return head + f"`{self.path}` has no cell of {self.paper}.\n"
+        setting = ", ".join(f"{k}={v}" for k, v in meta["variants"][self.paper].items())
+        counts = [["adaptive", *_wtl(cells, "outcome", "wilcoxon_outcome")]]
+        for name, params in meta.get("extra", {}).get(self.paper, {}).items():
+            shown = ", ".join(f"{k}={v}" for k, v in params.items())
+            counts.append(
+                [f"{name} ({shown}; shown, not counted)", *_wtl(cells, f"{name}_outcome")]
+            )
+        rows = [
+            [c["table"], c["dataset"], c["algorithm"], c["setting"],
+             f"{c['paper_mean']:.{(d := 1 if c['metric'] == 'mistakes' else 3)}f} ± {c['paper_std']:.{d}f}",
+             mean_std(np.asarray(c["faithful_runs"]), d), mean_std(np.asarray(c["adaptive_runs"]), d),
+             f"{c['t_pvalue']:.2g}", f"{c['wilcoxon_pvalue']:.2g}", c["outcome"], f"`{c['adaptive_command']}`"]
+            for c in cells
+        ]  # fmt: skip
+        return (
+            head
+            + f"Each published cell's method as the paper states it (*faithful*: the row's "
+            f"command without the adaptive `--param`) against the same method with `{setting}` "
+            f"(*adaptive*, not the paper's rule) over the same row orders "
+            f"({cells[0]['repeats']} runs). A *win*: the adaptive "
+            "variant is better and the paired t-test rejects equality at 0.05; a *loss*: worse "
+            f"and rejected; else a *tie*. Read from `{self.path}` (commit {meta.get('commit', '?')}, "
+            f"{meta.get('date', '?')}; `{ADAPTIVE_SCRIPT}` reruns it).\n\n"
+            + markdown_table(counts, ["against the faithful method", "cells", "t-test W/T/L", "Wilcoxon W/T/L"])
+            + "\n\n"
+            + markdown_table(rows, ["table", "data", "algorithm", "setting", "paper", "faithful (ours)",
+                                    "adaptive (ours)", "t-test p", "Wilcoxon p", "adaptive vs faithful", "command"])
+            + "\n"
+        )  # fmt: skip
+
+
+def _wtl(cells: Sequence[dict[str, Any]], *keys: str) -> list[Any]:
+    """The cells with each outcome key, and their win/tie/loss counts (``"-"`` for a missing key)."""
+    got = [[c[k] for c in cells if k in c] for k in keys]
+    tallies = ["/".join(str(g.count(o)) for o in ("win", "tie", "loss")) for g in got]
+    return [len(got[0]), *tallies, *["-"] * (2 - len(keys))]
+
+
 # ---------------------------------------------------------------------- the paper's tables
 def _variants(spec: PaperSpec, t: Table) -> list[Any]:
     return [v for v in spec.variants if not t.variants or v.name in t.variants]
@@ -302,7 +382,7 @@ def _table(spec: PaperSpec, view: View, t: Table) -> str:
 def _extras(spec: PaperSpec, view: View, t: Table) -> str:
     """The extra rows declared beside a table (e.g. adaptive variants), against the same cells."""
     out = ""
-    for e in (e for e in spec.extras if e.table == t.key):
+    for e in (e for e in spec.extras if getattr(e, "table", None) == t.key):
         rows = []
         for pub in spec.published():
             key = e.lookup(pub) if pub.table == t.key else None
@@ -467,6 +547,7 @@ def render(spec: PaperSpec, results: pd.DataFrame, out: Path, command: str) -> P
             parts.append(s.render(view) + "\n")
         else:
             parts.append(s(view))
+    parts += [e.render(view) for e in getattr(spec, "extras", ()) if isinstance(e, Adaptive)]
     if getattr(spec, "runtime", True):
         parts.append(runtime(view))
     path = out / "report.md"
