@@ -7,6 +7,7 @@ import math
 import os
 import shutil
 import sys
+import warnings
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -60,6 +61,13 @@ def _fail(exc: BaseException) -> None:
     sys.exit(2)
 
 
+def _show_warning(
+    message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any
+) -> None:
+    """A warning as a command-line user reads it: ``warning: <message>`` on stderr."""
+    click.echo(f"warning: {message}", err=True)
+
+
 class _Group(click.Group):
     """The command group, with the shell's conventions for the way a command ends.
 
@@ -73,7 +81,9 @@ class _Group(click.Group):
             return super().main(*args, **kwargs)
         kwargs["standalone_mode"] = False
         try:
-            out = super().main(*args, **kwargs)
+            with warnings.catch_warnings():
+                warnings.showwarning = _show_warning  # one line, not evofeat's source location
+                out = super().main(*args, **kwargs)
         except (KeyboardInterrupt, click.exceptions.Abort):
             click.echo("\ninterrupted", err=True)
             sys.exit(130)
@@ -404,7 +414,14 @@ def run(
         if out:
             _check_writable(Path(out))  # before the run, not after it
             # repeats.csv is written as the repeats finish, into a scratch folder beside --out
-            scratch = make_scratch(Path(out).absolute().parent, f"{Path(out).name}.")
+            try:
+                scratch = make_scratch(Path(out).absolute().parent, f"{Path(out).name}.")
+            except OSError as exc:  # name --out, not the hidden scratch folder
+                raise InputError(
+                    f"cannot write the results to --out {out}: {exc.strerror or exc}",
+                    expected="a folder that can be created or written into",
+                    fix="pick another --out",
+                ) from None
         with (
             RepeatTally(
                 None if scratch is None else scratch / "repeats.csv", derive=_mean_loss
