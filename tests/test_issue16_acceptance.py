@@ -108,3 +108,36 @@ def _cmdline(pid: int) -> list[str]:
         return psutil.Process(pid).cmdline()
     except psutil.Error:
         return []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "--learner", "pa-i", "--dataset", "australian"],
+        ["compare", "--learners", "pa-i,ofs", "--dataset", "australian"],
+        ["reproduce", "ofs", "--quick"],
+    ],
+)
+def test_jobs_zero_is_refused_before_anything_is_written(args: list[str], tmp_path: Path) -> None:
+    """``--jobs 0`` says what is expected (not joblib's "n_jobs == 0 has no meaning")."""
+    out = tmp_path / "res"
+    result = _run(*args, "--jobs", "0", "--out", str(out))
+    assert result.exit_code == 2, result.output
+    assert "bad --jobs 0: expected a positive count, or -1 for all cores" in result.stderr
+    assert "n_jobs" not in result.stderr
+    assert not out.exists(), "a refused command wrote its --out folder"
+
+
+def test_no_build_metadata_is_committed() -> None:
+    """``src/evofeat.egg-info`` is a build output (and goes stale): git must not track it."""
+    root = Path(__file__).resolve().parents[1]
+    listed = subprocess.run(
+        ["git", "ls-files", "--", "*.egg-info", "*.egg-info/*"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert listed.stdout.strip() == ""

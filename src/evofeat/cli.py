@@ -1158,6 +1158,7 @@ def reproduce(
     paper: str, quick: bool, out: str | None, jobs: int, scheduler: str | None, render_only: bool
 ) -> None:
     """Rerun a paper's experiments and write DIR/report.md beside DIR/results.sqlite."""
+    from evofeat._parallel import n_workers
     from evofeat._progress import Progress
     from evofeat.experiments.runner import reproduce as run_paper
 
@@ -1173,6 +1174,7 @@ def reproduce(
     cmd = f"evofeat reproduce {paper}{' --quick' if quick else ''} --out {folder}"
     try:
         _check_writable(folder)  # before any cell runs
+        n_workers(jobs)  # a bad --jobs is refused before the results store is made
         report = run_paper(
             paper,
             folder,
