@@ -141,3 +141,17 @@ def test_no_build_metadata_is_committed() -> None:
     if listed.returncode != 0:
         pytest.skip("not a git checkout")
     assert listed.stdout.strip() == ""
+
+
+def test_a_refused_number_of_folds_suggests_one_that_fits(tmp_path: Path) -> None:
+    """On a small file the suggested ``folds`` is a valid one, not a fixed 5 above the bound."""
+    path = tmp_path / "four.libsvm"
+    path.write_text("1 1:1 2:1\n-1 2:1\n1 1:2\n-1 2:3\n")
+    result = _run("run", "--learner", "ceofs", "--dataset", str(path))
+    assert result.exit_code == 2
+    assert "expected an integer from 2 to 2" in result.stderr
+    assert "fix: pass e.g. --scenario-param folds=2" in result.stderr
+    lone = tmp_path / "lone.libsvm"  # one row of class -1: no number of folds fits
+    lone.write_text("1 1:1 2:1\n-1 2:1\n1 1:2\n1 2:3\n")
+    result = _run("run", "--learner", "ceofs", "--dataset", str(lone))
+    assert result.exit_code == 2 and "at least 2 rows of every class" in result.stderr

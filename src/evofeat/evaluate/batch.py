@@ -376,11 +376,14 @@ def _run_feature_stream(
     y = np.asarray(data.y)
     _, counts = _classes_and_counts(y)
     if not (isinstance(folds, int) and not isinstance(folds, bool) and 2 <= folds <= counts.min()):
+        smallest = int(counts.min())
         raise InputError(
             "bad number of folds",
-            expected=f"an integer from 2 to {int(counts.min())} (the smallest class)",
+            expected=f"an integer from 2 to {smallest} (the rows of the smallest class)",
             received=repr(folds),
-            fix="pass e.g. --scenario-param folds=5",
+            fix=f"pass e.g. --scenario-param folds={min(5, smallest)}"
+            if smallest >= 2
+            else "use a data set with at least 2 rows of every class",
         )
     split_seed = sp.get("seed", seed)
     X = _dense(data.X)
