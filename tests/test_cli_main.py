@@ -66,6 +66,67 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch: pytest.MonkeyPatch) -> None
     assert result.stderr.strip().splitlines() == ["interrupted"]
 
 
+def _interrupt_at(monkeypatch: pytest.MonkeyPatch, stop: int) -> None:
+    """Ctrl-C while repeat ``stop`` runs (the repeats before it have finished)."""
+    import importlib
+
+    rep = importlib.import_module("evofeat.evaluate.repeat")  # the module, not the function
+    real = rep.run_once
+
+    def run_once(*args: Any, **kw: Any) -> Any:
+        if kw.get("repeat") == stop:
+            raise KeyboardInterrupt
+        return real(*args, **kw)
+
+    monkeypatch.setattr(rep, "run_once", run_once)
+
+
+def test_ctrl_c_keeps_the_finished_repeats_in_out(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Nothing finished is lost: --out holds the 3 repeats done of the 5 asked, marked interrupted."""
+    args = ["--learner", "pa-i", "--dataset", "german", "--scenario", "trapezoidal"]
+    whole = run_json(*args, "--repeats", "3")
+    _interrupt_at(monkeypatch, 3)
+    out = tmp_path / "res"
+    result = invoke("run", *args, "--repeats", "5", "--out", str(out))
+    assert result.exit_code == 130, result.output
+    lines = result.stderr.strip().splitlines()
+    assert lines == [f"interrupted: 3 of 5 repeats finished, kept in {out}"], result.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["interrupted"] is True
+    assert (summary["repeats_done"], summary["repeats_asked"], summary["repeats"]) == (3, 5, 3)
+    assert summary["mistakes"] == whole["mistakes"]  # the summary over the 3 that finished
+    assert summary["scenario_params"] == whole["scenario_params"]
+    table = (out / "repeats.csv").read_text().splitlines()
+    assert len(table) == 4 and [line.split(",")[0] for line in table[1:]] == ["0", "1", "2"]
+    assert (out / "curve.csv").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["res"], "a scratch folder was left"
+
+
+def test_ctrl_c_without_out_prints_the_finished_repeats(monkeypatch: pytest.MonkeyPatch) -> None:
+    _interrupt_at(monkeypatch, 2)
+    result = invoke("run", "--learner", "pa-i", "--dataset", "german", "--repeats", "4")
+    assert result.exit_code == 130, result.output
+    assert result.stdout == ""
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("interrupted: 2 of 4 repeats finished: pa-i on german (full): mistakes ")
+    assert "±" in line and "accuracy 0." in line
+
+
+def test_ctrl_c_before_any_repeat_finished_writes_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _interrupt_at(monkeypatch, 0)
+    out = tmp_path / "res"
+    result = invoke(
+        "run", "--learner", "pa-i", "--dataset", "german", "--repeats", "3", "--out", str(out)
+    )
+    assert result.exit_code == 130
+    assert result.stderr.strip().splitlines() == ["interrupted"]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_unexpected_error_is_one_line_exit_1(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*args: Any, **kw: Any) -> Any:
         raise RuntimeError("boom\nsecond line")

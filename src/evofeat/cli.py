@@ -387,7 +387,9 @@ pooled over the test folds; n_selected is the mean over the folds.
     default=None,
     help="Also write summary.json, repeats.csv and (online learners) the curve here: the "
     "mistake rate (the average loss for regressors), mean and ±1 std band over the repeats, "
-    "the scenario's stage boundaries; as CSV, PNG and SVG.",
+    "the scenario's stage boundaries; as CSV, PNG and SVG. Ctrl-C keeps the repeats that "
+    'finished: the folder is written with those (summary.json says "interrupted": true, '
+    "repeats_done and repeats_asked) and the command exits 130.",
 )
 def run(
     learner: str,
@@ -446,6 +448,8 @@ def run(
             )
         if out:
             _write_out(tally, summary, Path(out))
+    except _Interrupted as stop:  # Ctrl-C after some repeats finished: keep them
+        _keep_interrupted(stop.summary, tally, None if out is None else Path(out))
     except errors as exc:
         # bad input: a message, exit 2, no traceback (and no --out folder: it is written last)
         _fail(exc)
@@ -580,7 +584,8 @@ def _run(
 ) -> tuple[dict[str, Any], Any]:
     """The summary of the run and its table of repeats: a DataFrame, or ``tally`` (a
     :class:`~evofeat.evaluate.repeat.RepeatTally`) when given: each repeat folded into it as it
-    finishes, in memory independent of the number of repeats."""
+    finishes, in memory independent of the number of repeats. Ctrl-C after at least one repeat
+    of the tally finished raises :class:`_Interrupted` with the summary of those repeats."""
     from evofeat.evaluate import repeat
     from evofeat.evaluate.batch import check_scenario
     from evofeat.evaluate.repeat import RepeatTally, scenario_params_used
@@ -607,124 +612,170 @@ def _run(
             received=perm_file,
             fix=f"drop --permutations; the {scenario} scenario draws its rows from --seed",
         )
+
+    def summary_of(df: Any, done: int) -> dict[str, Any]:
+        """The summary of the ``done`` repeats in ``df`` (a DataFrame or the tally)."""
+        used = sp_
+        first = df.first if isinstance(df, RepeatTally) else df.iloc[0]
+        if kind == "online":  # the parameters used, defaults filled in
+            used = scenario_params_used(scenario, sp_)
+        elif "scenario_params" in first:  # the batch runs report theirs, defaults filled in
+            used = {
+                k: v
+                for k, v in dict(first["scenario_params"]).items()
+                if k != "seed" or "seed" in sp_
+            }
+        summary: dict[str, Any] = {
+            "learner": learner,
+            "kind": kind,
+            "params": {**parameters(learner), **lp},
+            "dataset": dataset,
+            "protocol": protocol,
+            "scenario": scenario,
+            "scenario_params": used,
+            "preprocess": preprocess,
+            "repeats": done,
+            "seed": seed,
+            "permutations": perm_file,
+            "streamed": stream_path is not None,
+            "mistakes": _stat(df, "mistakes"),
+            "accuracy": _stat(df, "accuracy"),
+            "seconds": _stat(df, "seconds", values=False),
+        }
+        columns = df.columns if isinstance(df, RepeatTally) else list(df)
+        regression = summary["accuracy"] is None and "cumulative_loss" in columns
+        if regression:  # no mistakes to count: the loss is the score
+            summary["mistakes"] = None
+        if kind == "selector":
+            summary["n_selected"] = _stat(df, "n_selected")
+        if "cumulative_loss" in columns:
+            summary["cumulative_loss"] = _stat(df, "cumulative_loss", values=regression)
+            if regression and "n_scored" in columns:
+                if isinstance(df, RepeatTally):
+                    summary["mean_loss"] = df.stat("mean_loss", values=regression)
+                else:
+                    summary["mean_loss"] = _stat(
+                        df.assign(mean_loss=df["cumulative_loss"] / df["n_scored"].clip(lower=1)),
+                        "mean_loss",
+                        values=regression,
+                    )
+        if "n_scored" in columns:
+            summary["n_scored"] = int(first["n_scored"])
+        return _clean(summary)
+
     stream_path = _streamable(
         dataset, kind, scenario, repeats, perm_file, preprocess, sp_, label_column
     )
-    if stream_path is not None:
-        stream = stream_path
-        df = repeat(
-            learner,
-            stream,
-            scenario,
-            repeats=1,
-            n_jobs=1,
-            params=lp,
-            seed=seed,
-            progress=progress,
-            tally=tally,
-        )
-    elif proto is not None:
-        from evofeat.experiments.protocols import protocol_runner
-
-        df = repeat(
-            learner,
-            proto,
-            scenario,
-            repeats=repeats,
-            n_jobs=jobs,
-            runner=protocol_runner,
-            seed=seed,
-            progress=progress,
-            tally=tally,
-        )
-    else:
-        kw: dict[str, Any] = {"preprocess": preprocess}
-        if label_column is not None:
-            kw["label_column"] = label_column
-        data = _load(dataset, **kw)
-        perms = load_permutations(perm_file, data.X.shape[0]) if perm_file else None
-        if perms is not None and len(perms) < repeats:
-            raise InputError(
-                "not enough permutations in the file",
-                expected=f"at least {repeats} lines",
-                received=f"{len(perms)}",
-                fix="use fewer --repeats",
-            )
-        if kind != "online":
-            from evofeat.evaluate.batch import repeat_batch
-
-            df = repeat_batch(
-                learner,
-                lp,
-                data,
-                scenario,
-                sp_,
-                repeats=repeats,
-                seed=seed,
-                n_jobs=jobs,
-                progress=progress,
-                tally=tally,
-            )
-            first = df.first if isinstance(df, RepeatTally) else df.iloc[0]
-            if "scenario_params" in first:  # the parameters used, defaults filled in
-                used = dict(first["scenario_params"])
-                if "seed" not in sp_:
-                    used.pop("seed", None)
-                sp_ = used
-        else:
+    try:
+        if stream_path is not None:
+            stream = stream_path
             df = repeat(
                 learner,
-                data,
+                stream,
                 scenario,
-                repeats=repeats,
-                n_jobs=jobs,
+                repeats=1,
+                n_jobs=1,
                 params=lp,
-                scenario_params=sp_,
                 seed=seed,
-                permutations=perms,
                 progress=progress,
                 tally=tally,
             )
-    if kind == "online":  # the parameters used, defaults filled in
-        sp_ = scenario_params_used(scenario, sp_)
-    summary: dict[str, Any] = {
-        "learner": learner,
-        "kind": kind,
-        "params": {**parameters(learner), **lp},
-        "dataset": dataset,
-        "protocol": protocol,
-        "scenario": scenario,
-        "scenario_params": sp_,
-        "preprocess": preprocess,
-        "repeats": repeats,
-        "seed": seed,
-        "permutations": perm_file,
-        "streamed": stream_path is not None,
-        "mistakes": _stat(df, "mistakes"),
-        "accuracy": _stat(df, "accuracy"),
-        "seconds": _stat(df, "seconds", values=False),
-    }
-    columns = df.columns if isinstance(df, RepeatTally) else list(df)
-    regression = summary["accuracy"] is None and "cumulative_loss" in columns
-    if regression:  # no mistakes to count: the loss is the score
-        summary["mistakes"] = None
-    if kind == "selector":
-        summary["n_selected"] = _stat(df, "n_selected")
-    if "cumulative_loss" in columns:
-        summary["cumulative_loss"] = _stat(df, "cumulative_loss", values=regression)
-        if regression and "n_scored" in columns:
-            if isinstance(df, RepeatTally):
-                summary["mean_loss"] = df.stat("mean_loss", values=regression)
-            else:
-                summary["mean_loss"] = _stat(
-                    df.assign(mean_loss=df["cumulative_loss"] / df["n_scored"].clip(lower=1)),
-                    "mean_loss",
-                    values=regression,
+        elif proto is not None:
+            from evofeat.experiments.protocols import protocol_runner
+
+            df = repeat(
+                learner,
+                proto,
+                scenario,
+                repeats=repeats,
+                n_jobs=jobs,
+                runner=protocol_runner,
+                seed=seed,
+                progress=progress,
+                tally=tally,
+            )
+        else:
+            kw: dict[str, Any] = {"preprocess": preprocess}
+            if label_column is not None:
+                kw["label_column"] = label_column
+            data = _load(dataset, **kw)
+            perms = load_permutations(perm_file, data.X.shape[0]) if perm_file else None
+            if perms is not None and len(perms) < repeats:
+                raise InputError(
+                    "not enough permutations in the file",
+                    expected=f"at least {repeats} lines",
+                    received=f"{len(perms)}",
+                    fix="use fewer --repeats",
                 )
-    if "n_scored" in columns:
-        first = df.first if isinstance(df, RepeatTally) else df.iloc[0]
-        summary["n_scored"] = int(first["n_scored"])
-    return _clean(summary), df
+            if kind != "online":
+                from evofeat.evaluate.batch import repeat_batch
+
+                df = repeat_batch(
+                    learner,
+                    lp,
+                    data,
+                    scenario,
+                    sp_,
+                    repeats=repeats,
+                    seed=seed,
+                    n_jobs=jobs,
+                    progress=progress,
+                    tally=tally,
+                )
+            else:
+                df = repeat(
+                    learner,
+                    data,
+                    scenario,
+                    repeats=repeats,
+                    n_jobs=jobs,
+                    params=lp,
+                    scenario_params=sp_,
+                    seed=seed,
+                    permutations=perms,
+                    progress=progress,
+                    tally=tally,
+                )
+    except KeyboardInterrupt:
+        if not isinstance(tally, RepeatTally) or tally.n == 0:
+            raise
+        raise _Interrupted({**summary_of(tally, tally.n), "repeats_asked": repeats}) from None
+    return summary_of(df, repeats), df
+
+
+class _Interrupted(KeyboardInterrupt):
+    """Ctrl-C after some repeats finished: ``summary`` is the summary of those."""
+
+    def __init__(self, summary: dict[str, Any]) -> None:
+        super().__init__()
+        self.summary = summary
+
+
+def _keep_interrupted(summary: dict[str, Any], tally: Any, out: Path | None) -> None:
+    """Keep the repeats that finished before Ctrl-C, say so on stderr, and exit 130.
+
+    With ``out``, it is written as a finished run's would be (repeats.csv of the finished
+    repeats, their curves, summary.json marked ``interrupted`` with ``repeats_done`` and
+    ``repeats_asked``; moved in whole, summary last); without, their summary is one line.
+    """
+    done, asked = summary["repeats"], summary.pop("repeats_asked")
+    summary = {**summary, "interrupted": True, "repeats_done": done, "repeats_asked": asked}
+    if out is not None:
+        _write_out(tally, summary, out)
+        click.echo(f"\ninterrupted: {done} of {asked} repeats finished, kept in {out}", err=True)
+    else:
+        score = (
+            f"mean loss {_fmt_stat(summary.get('mean_loss'), 6)}"
+            if summary.get("mistakes") is None and summary.get("mean_loss") is not None
+            else f"mistakes {_fmt_stat(summary['mistakes'], 1)}, "
+            f"accuracy {_fmt_stat(summary['accuracy'], 4)}"
+        )
+        click.echo(
+            f"\ninterrupted: {done} of {asked} repeats finished: {summary['learner']} on "
+            f"{summary['dataset']} ({summary['scenario']}): {score}",
+            err=True,
+        )
+    sys.exit(130)
 
 
 def _mean_loss(row: Mapping[str, Any]) -> dict[str, float]:
@@ -815,8 +866,8 @@ def _write_atomically(out: Path, write: Callable[[Path], None]) -> None:
         if not out.exists():
             os.replace(tmp, out)
             return
-        for f in tmp.iterdir():
-            os.replace(f, out / f.name)
+        for f in sorted(tmp.iterdir(), key=lambda f: f.name == "summary.json"):
+            os.replace(f, out / f.name)  # summary.json last: it says the rest is there
     except OSError as exc:
         raise InputError(
             f"cannot write the results to --out {out}: {exc.strerror or exc}",

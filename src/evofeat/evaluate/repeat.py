@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import math
+import signal
 from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -233,7 +234,8 @@ def repeat(
     Returns a tidy table, one row per repeat (``mistakes``, ``accuracy``,
     ``cumulative_loss``, ``seconds``, the curves, ...); or, given a
     :class:`RepeatTally`, that tally with every repeat folded into it as it
-    finished (nothing kept per repeat).
+    finished (nothing kept per repeat). On Ctrl-C the tally holds every repeat that finished
+    (each folded whole) when :class:`KeyboardInterrupt` comes out of this call.
 
     ``runner`` replaces :func:`run_once` (same call: ``runner(learner,
     dataset, scenario, repeat=r, **kw)``, returning a result with
@@ -249,12 +251,17 @@ def repeat(
     >>> len(df), sorted(df["repeat"])
     (3, [0, 1, 2])
     """
+    from evofeat._parallel import deferred_sigint
+
     rows = []
     for row in iter_repeats(learner, dataset, scenario, repeats=repeats, **kw):
         if tally is None:
             rows.append(row)
         else:
-            tally.add(row)
+            with deferred_sigint() as sigint:  # a finished repeat is folded whole, or not at all
+                tally.add(row)
+            if sigint.hit:  # the Ctrl-C held back, now that the tally is consistent
+                signal.raise_signal(signal.SIGINT)
         if progress:
             progress(len(rows) if tally is None else tally.n, repeats)
     if tally is not None:
