@@ -111,6 +111,34 @@ def test_ctrl_c_during_run_with_two_jobs(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["res"], "a scratch folder was left"
 
 
+@pytest.mark.parametrize("learner", ["fesl-s", "stsd-regressor"])
+def test_a_learner_of_another_task_is_refused_before_any_worker(
+    learner: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A binary learner (or a regressor) on a multiclass set, --jobs 2: refused in the main
+    process with the learner's task and the data's, no worker pool asked for."""
+    import evofeat._parallel
+
+    def no_pool(*args: object, **kw: object) -> None:
+        raise AssertionError("a worker pool was started for a run that cannot work")
+
+    monkeypatch.setattr(evofeat._parallel, "imap_unordered", no_pool)
+    path = tmp_path / "three.csv"
+    path.write_text("a,b,y\n1,2,x\n2,1,y\n3,3,z\n1,1,x\n2,2,y\n0,3,z\n")
+    out = tmp_path / "res"
+    result = _run(
+        "run", "--learner", learner, "--dataset", str(path), "--repeats", "4", "--jobs", "2",
+        "--out", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert (
+        "learner: expected a" in result.stderr and "received a multiclass stream" in result.stderr
+    )
+    assert "pick a learner for this task or another data set" in result.stderr
+    assert "Traceback" not in result.stderr and not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["three.csv"]
+
+
 def _cmdline(pid: int) -> list[str]:
     import psutil
 

@@ -14,7 +14,7 @@ from evofeat._core.loop import run_chunk, run_rows
 from evofeat.base.learner import OnlineLearner
 from evofeat.streams.stream import Stream
 
-__all__ = ["PrequentialResult", "log_ticks", "prequential"]
+__all__ = ["PrequentialResult", "check_task", "log_ticks", "prequential"]
 
 
 def _run_in_place(
@@ -141,6 +141,28 @@ class PrequentialResult:
         }
 
 
+def check_task(learner: Any, task: str) -> None:
+    """Raise :class:`~evofeat.base.errors.InputError` unless ``learner`` learns a ``task`` stream.
+
+    A regressor also learns a binary stream (its -1/+1 labels as numbers).
+
+    >>> from evofeat.linear.pa import PA
+    >>> check_task(PA(), "multiclass")
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: PA is a binary learner: expected a binary stream, received a multiclass stream; fix: pick a learner for this task or another data set
+    """
+    if task != learner.task and not (learner.task == "regression" and task != "multiclass"):
+        from evofeat.base.errors import InputError
+
+        raise InputError(
+            f"{type(learner).__name__} is a {learner.task} learner",
+            expected=f"a {learner.task} stream",
+            received=f"a {task} stream",
+            fix="pick a learner for this task or another data set",
+        )
+
+
 def prequential(
     learner: OnlineLearner,
     stream: Stream,
@@ -189,17 +211,7 @@ def prequential(
         learner._reset()
     if not hasattr(learner, "feature_index_"):
         learner._reset()
-    if stream.task != learner.task and not (
-        learner.task == "regression" and stream.task != "multiclass"
-    ):
-        from evofeat.base.errors import InputError
-
-        raise InputError(
-            f"{type(learner).__name__} is a {learner.task} learner",
-            expected=f"a {learner.task} stream",
-            received=f"a {stream.task} stream",
-            fix="pick a learner for this task or another data set",
-        )
+    check_task(learner, stream.task)
     if learner.task == "binary":
         bad = ~np.isin(stream.y, (-1, 1))
         if bad.any():

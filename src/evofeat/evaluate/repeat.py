@@ -245,7 +245,8 @@ def repeat(
     ``progress(done, repeats)`` is called as each repeat finishes. The other
     keywords are those of :func:`iter_repeats` (``n_jobs``, ``runner``) and of
     :func:`run_once`. Every repeat runs with one BLAS thread, so the results
-    do not depend on ``n_jobs`` or on where they ran.
+    do not depend on ``n_jobs`` or on where they ran. A learner that does not fit the task of
+    ``dataset`` (a loaded data set or a stream) is refused before any repeat starts.
 
     >>> df = repeat("pa-i", "german", "trapezoidal", repeats=3, preprocess="zscore")
     >>> len(df), sorted(df["repeat"])
@@ -253,6 +254,13 @@ def repeat(
     """
     from evofeat._parallel import deferred_sigint
 
+    if kw.get("runner") is None and isinstance(getattr(dataset, "task", None), str):
+        # a learner that does not fit the data's task is refused here, before any worker starts
+        from evofeat.evaluate.prequential import check_task
+        from evofeat.registry import make
+
+        params = dict(kw.get("params") or {})
+        check_task(make(learner, **params) if isinstance(learner, str) else learner, dataset.task)
     rows = []
     for row in iter_repeats(learner, dataset, scenario, repeats=repeats, **kw):
         if tally is None:
