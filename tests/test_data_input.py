@@ -379,3 +379,38 @@ def test_cli_datasets_download(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert ok.exit_code == 0, ok.output
     assert (tmp_path / "german" / "german.numer.gz").is_file()
     assert runner.invoke(main, ["datasets", "download"]).exit_code == 2
+
+
+@pytest.mark.parametrize("repeats", ["1", "2"])  # streamed, and loaded whole
+def test_cli_zero_based_and_task_options(tmp_path: Path, repeats: str) -> None:
+    """The messages name the command-line option beside the Python argument, and the option works."""
+    from click.testing import CliRunner
+
+    from evofeat.cli import main
+
+    def run(*args: str) -> object:
+        args = ("--learner", "pa-i", "--repeats", repeats, "--format", "json", *args)
+        return CliRunner().invoke(main, ["run", *args])
+
+    zero = tmp_path / "z.libsvm"
+    zero.write_text("1 0:1 1:2\n-1 0:1\n1 1:1\n-1 0:2\n")
+    said = run("--dataset", str(zero))
+    assert said.exit_code == 0, said.output
+    assert "pass zero_based=True, or --zero-based on the command line" in said.stderr
+    told = run("--dataset", str(zero), "--zero-based")
+    assert told.exit_code == 0 and "0-based" not in told.stderr, told.output
+    mistakes = [json.loads(r.stdout)["mistakes"] for r in (said, told)]
+    assert mistakes[0] == mistakes[1]  # the same reading, without the warning
+    refused = run("--dataset", str(zero), "--one-based")
+    assert refused.exit_code == 2 and "--zero-based on the command line" in refused.stderr
+    one_class = tmp_path / "one.csv"
+    one_class.write_text("a,b,y\n1,2,5\n2,1,5\n3,3,5\n")
+    said = run("--dataset", str(one_class))
+    assert said.exit_code == 2 and "--task regression" in said.stderr, said.output
+    told = CliRunner().invoke(
+        main,
+        ["run", "--learner", "pa-regressor", "--repeats", repeats, "--dataset", str(one_class)]
+        + ["--task", "regression", "--format", "json"],
+    )
+    assert told.exit_code == 0, told.output
+    assert json.loads(told.stdout)["mean_loss"] is not None

@@ -297,6 +297,21 @@ _DATA_OPTIONS = _options(
         help="The label: a CSV column by name or position (default: the last column) or a "
         "JSON Lines key (default: 'y', else 'label').",
     ),
+    click.option(
+        "--task",
+        type=click.Choice(["binary", "multiclass", "regression"]),
+        default=None,
+        help="The task of a user's file (default: inferred from the labels: two values "
+        "binary, non-integral numbers regression, else multiclass).",
+    ),
+    click.option(
+        "--zero-based/--one-based",
+        "zero_based",
+        default=None,
+        help="Whether a user's LIBSVM file numbers its features from 0 (default: 1-based "
+        "unless index 0 appears, then read as 0-based with a warning; --one-based refuses "
+        "index 0).",
+    ),
 )
 _REPEAT_OPTIONS = _options(
     click.option(
@@ -399,6 +414,8 @@ def run(
     scenario_params: tuple[str, ...],
     preprocess: str,
     label_column: str | None,
+    task: str | None,
+    zero_based: bool | None,
     protocol: str | None,
     repeats: int,
     seed: int,
@@ -445,6 +462,7 @@ def run(
                 protocol,
                 progress=step,
                 tally=tally,
+                reading=_reading(task, zero_based),
             )
         if out:
             _write_out(tally, summary, Path(out))
@@ -537,6 +555,7 @@ def _streamable(
     preprocess: str,
     scenario_params: dict[str, Any],
     label_column: str | None = None,
+    reading: Mapping[str, Any] | None = None,
 ) -> Any:
     """The stream to read from disk (LIBSVM, JSON Lines), or None when the run needs the rows in memory."""
     from evofeat.streams.libsvm_stream import LibsvmStream
@@ -551,6 +570,7 @@ def _streamable(
         preprocess=preprocess,
         scenario_params=scenario_params,
         label_column=label_column,
+        **(reading or {}),
     )
     if dataset == "-" and stream is not None:  # the format was sniffed: say which, on stderr
         as_libsvm = isinstance(stream, LibsvmStream)
@@ -581,10 +601,12 @@ def _run(
     protocol: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     tally: Any = None,
+    reading: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], Any]:
     """The summary of the run and its table of repeats: a DataFrame, or ``tally`` (a
     :class:`~evofeat.evaluate.repeat.RepeatTally`) when given: each repeat folded into it as it
-    finishes, in memory independent of the number of repeats. Ctrl-C after at least one repeat
+    finishes, in memory independent of the number of repeats. ``reading`` holds the options
+    for reading a user's file (``task``, ``zero_based``; :func:`_reading`). Ctrl-C after at least one repeat
     of the tally finished raises :class:`_Interrupted` with the summary of those repeats."""
     from evofeat.evaluate import repeat
     from evofeat.evaluate.batch import check_scenario
@@ -664,7 +686,7 @@ def _run(
         return _clean(summary)
 
     stream_path = _streamable(
-        dataset, kind, scenario, repeats, perm_file, preprocess, sp_, label_column
+        dataset, kind, scenario, repeats, perm_file, preprocess, sp_, label_column, reading
     )
     try:
         if stream_path is not None:
@@ -695,7 +717,7 @@ def _run(
                 tally=tally,
             )
         else:
-            kw: dict[str, Any] = {"preprocess": preprocess}
+            kw: dict[str, Any] = {"preprocess": preprocess, **(reading or {})}
             if label_column is not None:
                 kw["label_column"] = label_column
             data = _load(dataset, **kw)
@@ -783,6 +805,16 @@ def _mean_loss(row: Mapping[str, Any]) -> dict[str, float]:
     if row.get("cumulative_loss") is None or row.get("n_scored") is None:
         return {}
     return {"mean_loss": float(row["cumulative_loss"]) / max(1, int(row["n_scored"]))}
+
+
+def _reading(task: str | None, zero_based: bool | None) -> dict[str, Any]:
+    """The options given for reading a user's file, as :func:`evofeat.datasets.load` takes them.
+
+    >>> _reading(None, None), _reading("regression", True)
+    ({}, {'task': 'regression', 'zero_based': True})
+    """
+    given = {"task": task, "zero_based": zero_based}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def _learner_name(name: str, scenario: str | None) -> str:
@@ -996,6 +1028,8 @@ def compare(
     scenario_params: tuple[str, ...],
     preprocess: str,
     label_column: str | None,
+    task: str | None,
+    zero_based: bool | None,
     repeats: int,
     seed: int,
     perm_file: str | None,
@@ -1036,6 +1070,7 @@ def compare(
                     perm_file,
                     jobs,
                     progress=None if step is None else _offset(step, k * repeats),
+                    reading=_reading(task, zero_based),
                 )
         result = _compare(summaries, frames, alpha)
         if out:

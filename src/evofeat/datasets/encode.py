@@ -340,7 +340,8 @@ def encode_labels(
         if len(uniq) < 2:
             raise DataFormatError(
                 f"{where}: every row has the label {uniq[0] if uniq else None!r}. Expected at "
-                "least two label values; check label_column, or pass task='regression'."
+                "least two label values; check label_column (--label-column on the command "
+                "line), or pass task='regression' (--task regression)."
             )
         if len(uniq) == 2:
             task = "binary"
@@ -351,7 +352,8 @@ def encode_labels(
     if task == "regression":
         if not numeric:
             raise DataFormatError(
-                f"{where}: task='regression' needs numeric labels, got {shown}. Check label_column."
+                f"{where}: task='regression' (--task regression) needs numeric labels, got "
+                f"{shown}. Check label_column (--label-column on the command line)."
             )
         return arr.astype(np.float64), task, []
     if task == "binary":
@@ -360,7 +362,7 @@ def encode_labels(
                 raise DataFormatError(
                     f"{where}: a binary task needs two label values, found {len(uniq)}: "
                     f"{shown}. Pass binary_positive=<label> for one-vs-rest, or "
-                    "task='multiclass'."
+                    "task='multiclass' (--task multiclass on the command line)."
                 )
             pos = uniq[1]
         classes = (

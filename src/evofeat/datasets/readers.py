@@ -410,8 +410,8 @@ def warn_zero_based(where: str) -> None:
     """
     warnings.warn(
         f"{where}: feature index 0 appears, so the indices are read as 0-based (features "
-        "f0, f1, ...; LIBSVM files are usually 1-based). Pass zero_based=True to say so, or "
-        "zero_based=False to refuse index 0.",
+        "f0, f1, ...; LIBSVM files are usually 1-based). To say so, pass zero_based=True, or "
+        "--zero-based on the command line; to refuse index 0, zero_based=False, or --one-based.",
         ZeroBasedWarning,
         stacklevel=3,
     )
@@ -461,7 +461,10 @@ def libsvm_bad_line(
                 return lineno, f"{t} holds a NaN or infinite value"
             if i < (0 if zero_based else 1):
                 first = 0 if zero_based else 1
-                return lineno, f"index {i} in {t}: indices of this file start at {first}"
+                return lineno, (
+                    f"index {i} in {t}: indices of this file start at {first} (if the file "
+                    "is 0-based, pass zero_based=True, or --zero-based on the command line)"
+                )
             if i <= prev:
                 return lineno, f"indices must increase along a line, but {t} follows {prev}"
             if n_features is not None and i > n_features - (1 if zero_based else 0):

@@ -508,7 +508,8 @@ class CsvStream:
                     f"{self.where}: more than {_MAX_CLASSES} distinct labels"
                     + ("" if self._numeric_labels else ", some of them text")
                     + ". Expected class labels (at most that many) or numbers for regression: "
-                    "check label_column, or pass task='regression'."
+                    "check label_column (--label-column), or pass task='regression' "
+                    "(--task regression on the command line)."
                 )
             self.task, self.classes = "regression", []
             return

@@ -80,7 +80,7 @@ class LabelCoding:
                 f"{self._where}: too many label values for a {self.task} task",
                 expected=f"at most {_MAX_CLASSES} label values",
                 received="more",
-                fix="pass task='regression'",
+                fix="pass task='regression', or --task regression on the command line",
             )
         if self.task == "binary":
             for pair in ([-1.0, 1.0], [0.0, 1.0]):
@@ -91,7 +91,8 @@ class LabelCoding:
                     f"{self._where}: a binary task needs two label values",
                     expected="two values (or only values of {-1, +1} or {0, 1})",
                     received=str(found[:10].tolist()),
-                    fix="pass task='multiclass' or task='regression'",
+                    fix="pass task='multiclass' or task='regression', or --task multiclass "
+                    "or --task regression on the command line",
                 )
         return found
 
@@ -245,8 +246,9 @@ class LibsvmStream(LabelCoding):
             )
         if offset and survey.min_index == 0:
             raise DataFormatError(
-                f"{self._where}: a feature index 0 appears, but zero_based=False says indices start at 1. "
-                "Pass zero_based=True (or 'auto') or fix the file."
+                f"{self._where}: a feature index 0 appears, but zero_based=False (--one-based) "
+                "says indices start at 1. Pass zero_based=True (or 'auto'), or --zero-based on "
+                "the command line, or fix the file."
             )
         if n_features is not None and survey.max_index - offset >= n_features:
             raise DataFormatError(

@@ -19,6 +19,8 @@ def streamed_source(
     preprocess: str,
     scenario_params: dict[str, Any],
     label_column: str | None = None,
+    task: str | None = None,
+    zero_based: bool | str = "auto",
 ) -> Any:
     """The stream to read ``dataset`` from disk in chunks, or None when the run needs the rows in memory.
 
@@ -30,7 +32,8 @@ def streamed_source(
     preprocessing; a LIBSVM or delimited-text file (``.csv``, ``.tsv``,
     ``.data``, ``.dat``) is streamed when the run allows it and loaded whole
     otherwise. A streamed CSV reads a missing value (``?`` or an empty field)
-    as an absent feature (:class:`~evofeat.streams.CsvStream`).
+    as an absent feature (:class:`~evofeat.streams.CsvStream`). ``task`` and ``zero_based``
+    are those of the streams (``zero_based``: LIBSVM only).
 
     >>> streamed_source("german", kind="online", scenario="full", repeats=1, perm_file=None,
     ...                 preprocess="none", scenario_params={}) is None
@@ -85,9 +88,9 @@ def streamed_source(
             fix="drop --scenario-param",
         )
     if stdin_libsvm:
-        return LibsvmStream("-")
+        return LibsvmStream("-", task=task, zero_based=zero_based)
     if jsonl is not None:
-        return JsonlStream(jsonl, label=label_column)
+        return JsonlStream(jsonl, label=label_column, task=task)
     if table is not None:
-        return CsvStream(table, label_column=label_column)
-    return None if path is None else LibsvmStream(path)
+        return CsvStream(table, label_column=label_column, task=task)
+    return None if path is None else LibsvmStream(path, task=task, zero_based=zero_based)
