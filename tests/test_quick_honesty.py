@@ -100,10 +100,6 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], QuickRun]
     return run
 
 
-def _xfail(reason: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=True, reason=reason)
-
-
 def _in_run_env(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Look at the registry as the run did (its data folder and user cache)."""
     for key in ("HOME", "EVOFEAT_DATA"):
@@ -164,13 +160,7 @@ _CLAIM = re.compile(r"(\d+) (?:runs?|permutations|repeats|orders)\b")
     "paper",
     [
         "stsd",
-        pytest.param(
-            "ofs",
-            marks=_xfail(
-                "report/ofs: Figure 2's caption says 'Mean over 5 permutations (20 at 0.1, the "
-                "Table 2 cells)' where the quick run made 2"
-            ),
-        ),
+        "ofs",
         "fesl",
         "opid",
         "ceofs",
@@ -194,16 +184,8 @@ def test_no_heading_or_caption_claims_more_repeats_than_were_run(
 
 # --------------------------------------------------------------------------- 4
 
-_NO_REASON = (
-    "report: a published cell that the quick subset leaves out is listed as 'not run' in "
-    "'Every published cell' with an empty explanation (and comparison.csv's explanation_id is "
-    "empty); the reason (not in the quick subset, or the data it needs) is not given per cell"
-)
 
-
-@pytest.mark.parametrize(
-    "paper", [pytest.param(p, marks=_xfail(_NO_REASON)) for p in WITH_PUBLISHED]
-)
+@pytest.mark.parametrize("paper", WITH_PUBLISHED)
 def test_every_skipped_published_cell_says_why(
     quick: Callable[[str], QuickRun], paper: str
 ) -> None:
@@ -217,23 +199,6 @@ def test_every_skipped_published_cell_says_why(
             continue
         silent.append(f"{row['table']} {row['dataset']} {row['method']} {row['setting']}")
     assert not silent, f"{len(silent)} skipped cells without a reason, e.g. {silent[:3]}"
-
-
-_NO_REGISTRY_SENTENCE = (
-    "experiments/finish.py missing_data() writes its own 'needs data NAME, absent from "
-    "$EVOFEAT_DATA and the cache: evofeat.datasets.download(NAME) fetches it from URL' (wrong for "
-    "sets that cannot be downloaded: isolet, converted from .mat; covtype, from a PyPI wheel) "
-    "instead of registry.needs_data(NAME) (report/explanations.py already uses it); and skipped "
-    "cells on other absent sets (not in the quick subset) name no data"
-)
-_DATA_NOT_NAMED = (
-    "cells on a registered set that is absent here are 'not run' without 'needs data NAME' and "
-    "the registry's sentence"
-)
-_RFID = (
-    "report/fesl: says 'The paper's regression data (RFID) is not available' but not 'needs data "
-    "rfid' with the registry's reason (the FESL authors never published it)"
-)
 
 
 def _folder(name: str) -> str:
@@ -262,11 +227,11 @@ def _paper_sets(paper: str) -> list[list[str]]:
 @pytest.mark.parametrize(
     "paper",
     [
-        pytest.param("stsd", marks=_xfail(_DATA_NOT_NAMED + " (magic04, spambase, a8a)")),
-        pytest.param("ofs", marks=_xfail(_NO_REGISTRY_SENTENCE)),
-        pytest.param("fesl", marks=_xfail(_RFID)),
-        pytest.param("opid", marks=_xfail(_NO_REGISTRY_SENTENCE)),
-        pytest.param("ceofs", marks=_xfail(_NO_REGISTRY_SENTENCE)),
+        "stsd",
+        "ofs",
+        "fesl",
+        "opid",
+        "ceofs",
     ],
 )
 def test_missing_data_is_named_with_the_registrys_way_to_get_it(

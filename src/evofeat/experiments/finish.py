@@ -16,32 +16,81 @@ from typing import Any
 
 from evofeat.experiments.base import Cell, Paper
 
-__all__ = ["available_cells", "finish_report", "missing_data"]
+__all__ = ["absent_paper_data", "available_cells", "finish_report", "missing_data"]
 
 
 def missing_data(names: Iterable[str]) -> str | None:
     """Why the registry data sets ``names`` cannot be read here (None when all are present).
 
-    A name the registry does not know (a generated or derived set) is not checked.
+    Each absent set gets the registry's line (:func:`evofeat.datasets.registry.needs_data`:
+    the command that downloads it, or why it is not public). A name the
+    registry does not know (a generated or derived set) is not checked.
 
     >>> missing_data(["german", "no-such-set"]) is None
     True
     """
-    from evofeat.datasets.registry import get_entry
     from evofeat.datasets.registry import names as registered
+    from evofeat.datasets.registry import needs_data, status
 
     known = set(registered())
-    absent = [n for n in dict.fromkeys(names) if n in known and None in get_entry(n).locate()]
+    absent = [n for n in dict.fromkeys(names) if n in known and status(n) != "here"]
     if not absent:
         return None
-    how = "; ".join(
-        f"evofeat.datasets.download({n!r}) fetches it from {get_entry(n).records[0].describe_source()}"
-        for n in absent
-    )
     return (
-        f"needs data {', '.join(absent)}, absent from $EVOFEAT_DATA and the cache: {how}; "
-        "or set EVOFEAT_DATA to a folder that holds it"
+        "; ".join(needs_data(n) for n in absent)
+        + " (or set EVOFEAT_DATA to a folder that holds it)"
     )
+
+
+def _registered(dataset: str) -> str | None:
+    """The registry name of a data set as a paper prints it, or None."""
+    from evofeat.datasets.registry import get_entry
+
+    try:
+        return get_entry(dataset).name
+    except KeyError:
+        return None
+
+
+def absent_paper_data(paper: str) -> list[str]:
+    """The registry's line for each data set ``paper``'s tables use that is not here.
+
+    >>> absent_paper_data("no-such-paper")
+    []
+    """
+    from evofeat.datasets.registry import get_entry, names, needs_data, status
+
+    lines: dict[tuple[str, ...], str] = {}
+    for name in names():
+        entry = get_entry(name)
+        if any(t.split()[0].lower() == paper for t in entry.used_by) and status(name) != "here":
+            lines.setdefault(tuple(entry.files), needs_data(name))  # one line per set of files
+    return list(lines.values())
+
+
+def _explain_not_run(rows: list[Any], quick: bool, explanations: dict[str, Any]) -> None:
+    """Give every published cell that did not run its reason (absent data, or not in this run)."""
+    from evofeat.datasets.registry import needs_data, status
+    from evofeat.report.compare import Explanation
+
+    for r in rows:
+        if r.verdict != "not run" or r.explanation_id:
+            continue
+        name = _registered(r.dataset)
+        if name is not None and status(name) != "here":
+            r.explanation_id = f"needs-data-{name}"
+            text = f"Not run: {needs_data(name)}."
+        else:
+            r.explanation_id = "not-in-this-run"
+            text = (
+                "Not run: the quick subset leaves this cell out (the full run has it)."
+                if quick
+                else "Not run: this run's protocol has no cell for it."
+            )
+        explanations.setdefault(
+            r.explanation_id,
+            Explanation(r.explanation_id, text, "none (the cell did not run)", "tested"),
+        )
 
 
 def available_cells(paper: Paper, cells: list[Cell]) -> tuple[list[Cell], list[tuple[str, str]]]:
@@ -87,24 +136,33 @@ def finish_report(
     from evofeat.report.explanations import EXPLANATIONS
 
     rows = paper.comparison(results)
+    explanations = dict(EXPLANATIONS.get(paper.name, {}))
+    _explain_not_run(rows, quick, explanations)
     if rows:
         write_comparison_csv(rows, out / "comparison.csv")
     path = out / "report.md"
     head, rest = _split_head(path.read_text(encoding="utf-8"))
-    not_run = sum(r.verdict == "not run" for r in rows)
+    published = [r for r in rows if not getattr(r, "variant", "")]  # variant rows are ours only
+    not_run = sum(r.verdict == "not run" for r in published)
     if not_run:  # outside this run's subset, or on data the project does not hold
         skipped = [
             *skipped,
             (
-                f"{not_run} of {len(rows)} published cells",
+                f"{not_run} of {len(published)} published cells",
                 "not in this run (each is listed as 'not run' under Every published cell, "
                 "with the data it needs where that is the reason)",
             ),
         ]
-    run = run_section(quick, _repeats(results), paper.paper_repeats or "not stated", skipped)
+    run = run_section(
+        quick,
+        _repeats(results),
+        paper.paper_repeats or "not stated",
+        skipped,
+        absent_paper_data(paper.name),
+    )
     tail = [
         paired_section(paper.pairs(results)),
-        comparison_section(rows, EXPLANATIONS.get(paper.name, {})),
+        comparison_section(rows, explanations),
     ]
     parts = [head.rstrip("\n") + "\n", run, rest.strip("\n") + "\n", *(t for t in tail if t)]
     path.write_text("\n".join(parts), encoding="utf-8")

@@ -481,7 +481,7 @@ PAPER = PaperSpec(
         Figure(
             "figure2",
             "Figure 2: mistake rate against the fraction of selected features",
-            f"Mean over {FIG2_REPEATS} permutations ({REPEATS} at 0.1, the Table 2 cells); "
+            "Mean over {runs} a point (the points at 0.1 are the Table 2 cells); "
             f"fractions {FIG2_FRACTIONS[0]} to {FIG2_FRACTIONS[-1]}",
             TABLE2_DATA,
             FIG2_FRACTIONS,

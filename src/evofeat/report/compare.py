@@ -260,11 +260,13 @@ def run_section(
     repeats: dict[str, tuple[int, int]],
     paper_repeats: str,
     skipped: Sequence[tuple[str, str]],
+    absent: Sequence[str] = (),
 ) -> str:
     """What this run did: quick or full, the repeats it actually ran, every skipped cell and why.
 
     ``repeats`` maps a table to the (fewest, most) repeats run for one of
-    its settings; ``skipped`` lists (cells, reason).
+    its settings; ``skipped`` lists (cells, reason); ``absent`` the
+    registry's line for each data set of the paper that is not here.
 
     >>> print(run_section(True, {"table2": (3, 3)}, "20", [("table8 ijcnn1 (3 cells)", "needs data ijcnn1")]))
     ## This run
@@ -279,11 +281,12 @@ def run_section(
         f"**Quick run**: a small subset of the protocol, with fewer repeats than the paper "
         f"({paper_repeats}); its numbers are a smoke test, not a reproduction."
         if quick
-        else f"**Full run** of the protocol (the paper: {paper_repeats} repeats)."
+        else f"**Full run** of the protocol (the paper's repeats: {paper_repeats})."
     )
     reps = ", ".join(f"{t}: {a}" if a == b else f"{t}: {a}-{b}" for t, (a, b) in repeats.items())
     lines = [f"- Repeats run: {reps or 'none'}"]
     lines += [f"- Skipped: {what}: {why}" for what, why in skipped]
     if not skipped:
         lines.append("- Skipped: none")
+    lines += [f"- Data not here: {line}" for line in absent]
     return "## This run\n\n" + kind + "\n\n" + "\n".join(lines) + "\n"

@@ -440,10 +440,11 @@ def summary(spec: PaperSpec, view: View) -> str:
 # ---------------------------------------------------------------------- figures, runtime
 def _figure(view: View, f: Figure) -> str:
     fig, axes = new_figure(len(f.panels), ncols=3)
-    rows = []
+    rows, sizes = [], set()
     for ax, ds in zip(axes, f.panels, strict=True):
         for line in f.lines:
             pts = [(x, view.values(ds, line.method, line.params(ds, x), f.metric)) for x in f.x]
+            sizes |= {v.size for _, v in pts if v.size}
             means = {x: float(v.mean()) for x, v in pts if v.size}
             if means:
                 ax.plot(*zip(*means.items(), strict=True), line.style, color=line.color,
@@ -463,7 +464,9 @@ def _figure(view: View, f: Figure) -> str:
         if ax not in drawn:
             ax.text(0.5, 0.5, "not run", ha="center", va="center", transform=ax.transAxes)
     assert view.out is not None
-    md = save_figure(fig, view.out, f.name, f.caption)
+    lo, hi = (min(sizes), max(sizes)) if sizes else (0, 0)
+    runs = f"{lo} runs" if lo == hi else f"{lo} to {hi} runs"  # what this figure's points had
+    md = save_figure(fig, view.out, f.name, f.caption.format(runs=runs))
     note = f"\n{f.note}\n" if f.note else ""
     head = [*f.row_head, *(f"{x:g}" for x in f.x)]
     table = markdown_table(rows, head) + "\n" if rows else ""
