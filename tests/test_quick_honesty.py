@@ -12,9 +12,9 @@ gets right after ``pip install evofeat``. Issue 14 asks that such a report
    ("needs data NAME: not public (why)", or "needs data NAME: " and the first
    line of ``registry.how_to_get(name)``).
 
-Where today's reports miss a requirement, the test is marked
-``xfail(strict=True)`` with what is missing, so that it flips (and fails as
-XPASS) once the report module does it; then drop the mark.
+The checks were written as ``xfail(strict=True)`` against the reports of the
+time (each reason naming what was missing) and flipped when the report
+rewrite met them; a report that regresses fails here.
 """
 
 from __future__ import annotations
