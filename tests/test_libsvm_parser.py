@@ -381,3 +381,36 @@ def test_cli_streams_libsvm_from_standard_input(tmp_path: Path) -> None:
         bad.stderr.decode()
     )
     assert "Traceback" not in bad.stderr.decode()
+
+
+def _peak_bytes(fn: object) -> int:
+    tracemalloc.start()
+    try:
+        fn()  # type: ignore[operator]
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_explaining_a_long_bad_line_holds_a_bounded_prefix(tmp_path: Path) -> None:
+    """The error path reads each token in place (at most MAX_TOKEN_BYTES of it): its peak is a
+    small part of the line, not a multiple of it (it split, decoded and tokenised the whole line)."""
+    from evofeat.datasets.readers import MAX_TOKEN_BYTES, libsvm_bad_line
+
+    huge_label = b"1 1:1\n" + b"9" * (8 << 20) + b" 1:1\n"  # a gzip bomb's one long line
+    found: list[object] = []
+    peak = _peak_bytes(lambda: found.append(libsvm_bad_line(huge_label)))
+    assert found == [
+        (2, f"a token of {8 << 20:,} bytes ('{'9' * 40}...') is not a label or index:value: "
+         f"expected at most {MAX_TOKEN_BYTES:,} bytes")
+    ]  # fmt: skip
+    assert peak < len(huge_label) // 50, peak
+    many = b"-1 1:1\n1 " + b" ".join(b"%d:1" % i for i in range(1, 200_001)) + b" 7:x\n"
+    found.clear()  # a ~2 MB line of good tokens, the bad one last
+    peak = _peak_bytes(lambda: found.append(libsvm_bad_line(many)))
+    assert found == [(2, "the value in '7:x' is not a number")]
+    assert peak < len(many) // 50, peak
+    path = tmp_path / "bomb.libsvm"  # and through the reader, as a user meets it
+    path.write_bytes(huge_label)
+    with pytest.raises(DataFormatError, match=r"bomb\.libsvm, line 2: a token of 8,388,608 bytes"):
+        load(path)

@@ -14,8 +14,10 @@ import bz2
 import gzip
 import io
 import math
+import re
 import warnings
 import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -417,32 +419,94 @@ def warn_zero_based(where: str) -> None:
     )
 
 
+#: A LIBSVM token (label or index:value) longer than this is wrong in itself: :func:`libsvm_bad_line`
+#: reads no more of it, so explaining a bad file holds a few KiB beside it, however long its lines.
+MAX_TOKEN_BYTES = 4096
+
+_EOL = re.compile(rb"\r\n|\r|\n")  # the line ends of bytes.splitlines
+_TOKEN = re.compile(rb"\S+")
+_SHORT_LINE = 1 << 16  # lines up to this many bytes are decoded and split at once
+_PIECE_LINES = 1 << 20  # bytes of whole lines copied at a time
+
+
+def _lines(data: bytes) -> Iterator[bytes | tuple[int, int]]:
+    """The lines of ``data`` as ``data.splitlines()`` cuts them, without copying it whole: runs of
+    whole lines are copied a piece of :data:`_PIECE_LINES` bytes at a time; a line longer than
+    that is given as its ``(start, end)`` in ``data``."""
+    pos, n = 0, len(data)
+    while pos < n:
+        cut = data.rfind(b"\n", pos, pos + _PIECE_LINES)
+        if cut >= 0:  # whole lines (a piece ends after a \n: no line end is cut in two)
+            yield from data[pos : cut + 1].splitlines()
+            pos = cut + 1
+            continue
+        nl = data.find(b"\n", pos)
+        stop = n if nl < 0 else nl + 1
+        at = pos
+        for eol in _EOL.finditer(data, pos, stop):  # \r alone also ends a line
+            yield at, eol.start()
+            at = eol.end()
+        if at < stop:
+            yield at, stop
+        pos = stop
+
+
+def _tokens(data: bytes, line: bytes | tuple[int, int]) -> Iterable[tuple[str, int]]:
+    """The tokens of ``line`` (a line of ``data``, or its span) before a ``#``, with their
+    lengths; in a line over :data:`_SHORT_LINE` bytes a token longer than
+    :data:`MAX_TOKEN_BYTES` is read no further than its first 40 bytes."""
+    if isinstance(line, tuple):
+        start, end = line
+    else:
+        data, start, end = line, 0, len(line)
+    hash_at = data.find(b"#", start, end)
+    end = end if hash_at < 0 else hash_at
+    if end - start <= _SHORT_LINE:  # the usual line: decoded and split at once (faster)
+        return [(tok, len(tok)) for tok in data[start:end].decode("utf-8", "replace").split()]
+    return (  # a long line: each token read in place
+        (_head(data, m.start(), m.end() - m.start()), m.end() - m.start())
+        for m in _TOKEN.finditer(data, start, end)
+    )
+
+
+def _head(data: bytes, at: int, size: int) -> str:
+    """The token of ``size`` bytes at ``at``; its first 40 bytes if it is too long to read."""
+    return data[at : at + (40 if size > MAX_TOKEN_BYTES else size)].decode("utf-8", "replace")
+
+
 def libsvm_bad_line(
     data: bytes, *, zero_based: bool = False, n_features: int | None = None
 ) -> tuple[int, str] | None:
     """The first line of LIBSVM text that breaks the format, and why (None if none).
 
     Only used to explain a failure or a non-finite value; parsing is
-    compiled (:func:`libsvm_arrays`) or scikit-learn's.
+    compiled (:func:`libsvm_arrays`) or scikit-learn's. It reads each token
+    in place, at most :data:`MAX_TOKEN_BYTES` of it (a longer token is an
+    error in itself), so its memory does not grow with the length of a line.
 
     Examples
     --------
     >>> libsvm_bad_line(b"1 1:2 3:4\\n-1 2:x\\n")
     (2, "the value in '2:x' is not a number")
+    >>> libsvm_bad_line(b"1 1:2\\n" + b"9" * 10_000 + b" 1:1\\n")
+    (2, "a token of 10,000 bytes ('9999999999999999999999999999999999999999...') is not a label or index:value: expected at most 4,096 bytes")
     """
-    for lineno, line in enumerate(data.splitlines(), start=1):
-        text = line.split(b"#", 1)[0].strip()
-        if not text:
-            continue
-        tokens = text.decode("utf-8", "replace").split()
-        try:
-            label = float(tokens[0].split(",")[0])
-        except ValueError:
-            return lineno, f"the label {short(tokens[0])} is not a number"
-        if not math.isfinite(label):
-            return lineno, f"the label {short(tokens[0])} is NaN or infinite"
+    for lineno, line in enumerate(_lines(data), start=1):
         prev = -1
-        for tok in tokens[1:]:
+        for k, (tok, size) in enumerate(_tokens(data, line)):
+            if size > MAX_TOKEN_BYTES:
+                return lineno, (
+                    f"a token of {size:,} bytes ({repr(tok[:40])[:-1]}...') is not a label "
+                    f"or index:value: expected at most {MAX_TOKEN_BYTES:,} bytes"
+                )
+            if k == 0:
+                try:
+                    label = float(tok.split(",")[0])
+                except ValueError:
+                    return lineno, f"the label {short(tok)} is not a number"
+                if not math.isfinite(label):
+                    return lineno, f"the label {short(tok)} is NaN or infinite"
+                continue
             if tok.startswith("qid:"):
                 continue
             idx, colon, val = tok.partition(":")
@@ -460,10 +524,10 @@ def libsvm_bad_line(
             if not math.isfinite(v):
                 return lineno, f"{t} holds a NaN or infinite value"
             if i < (0 if zero_based else 1):
-                first = 0 if zero_based else 1
+                first_index = 0 if zero_based else 1
                 return lineno, (
-                    f"index {i} in {t}: indices of this file start at {first} (if the file "
-                    "is 0-based, pass zero_based=True, or --zero-based on the command line)"
+                    f"index {i} in {t}: indices of this file start at {first_index} (if the "
+                    "file is 0-based, pass zero_based=True, or --zero-based on the command line)"
                 )
             if i <= prev:
                 return lineno, f"indices must increase along a line, but {t} follows {prev}"
