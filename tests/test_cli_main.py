@@ -104,6 +104,26 @@ def test_ctrl_c_keeps_the_finished_repeats_in_out(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["res"], "a scratch folder was left"
 
 
+def test_ctrl_c_with_an_out_that_cannot_be_written_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def full(out: Path, write: Any) -> None:
+        raise cli.InputError(f"cannot write the results to --out {out}: No space left on device")
+
+    _interrupt_at(monkeypatch, 2)
+    monkeypatch.setattr(cli, "_write_atomically", full)
+    out = tmp_path / "res"
+    result = invoke(
+        "run", "--learner", "pa-i", "--dataset", "german", "--repeats", "4", "--out", str(out)
+    )
+    assert result.exit_code == 130, result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(
+        "interrupted: 2 of 4 repeats finished; cannot write the results to --out"
+    )
+    assert "Traceback" not in result.stderr and not out.exists()
+
+
 def test_ctrl_c_without_out_prints_the_finished_repeats(monkeypatch: pytest.MonkeyPatch) -> None:
     _interrupt_at(monkeypatch, 2)
     result = invoke("run", "--learner", "pa-i", "--dataset", "german", "--repeats", "4")

@@ -783,7 +783,11 @@ def _keep_interrupted(summary: dict[str, Any], tally: Any, out: Path | None) -> 
     done, asked = summary["repeats"], summary.pop("repeats_asked")
     summary = {**summary, "interrupted": True, "repeats_done": done, "repeats_asked": asked}
     if out is not None:
-        _write_out(tally, summary, out)
+        try:
+            _write_out(tally, summary, out)
+        except InputError as exc:  # e.g. the disk filled up meanwhile: say so, still exit 130
+            click.echo(f"\ninterrupted: {done} of {asked} repeats finished; {exc}", err=True)
+            sys.exit(130)
         click.echo(f"\ninterrupted: {done} of {asked} repeats finished, kept in {out}", err=True)
     else:
         score = (
