@@ -52,10 +52,12 @@ def test_run_memory_does_not_grow_with_repeats(
     many = _peak(lambda: _cli("--repeats", "500", "--out", str(tmp_path / "many")))
     # 450 more repeats: each one's curves alone are ~120 floats (the table kept every repeat's
     # row: ~2 MB more, checked below); folded, the peak stays where it was
-    assert many - few < 200_000, (few, many)
+    # Bound: a quarter of what keeping every row adds (~2.7 MB, measured below); the slack absorbs
+    # caches that earlier tests in the same process leave to fill (+320 kB seen after doctests).
+    assert many - few < 700_000, (few, many)
     table = _peak(lambda: repeat("pa-i", "german", "trapezoidal", repeats=500))
     small = _peak(lambda: repeat("pa-i", "german", "trapezoidal", repeats=50))
-    assert table - small > 1_000_000, "the measurement must see a table that grows"
+    assert table - small > 2_000_000, "the measurement must see a table that grows"
     lines = (tmp_path / "many" / "repeats.csv").read_text().splitlines()
     assert len(lines) == 501 and [int(x.split(",")[0]) for x in lines[1:]] == list(range(500))
     summary = json.loads((tmp_path / "many" / "summary.json").read_text())
