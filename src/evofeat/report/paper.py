@@ -347,7 +347,7 @@ def compare(
             continue
         std = float(v.std(ddof=1)) if v.size > 1 else 0.0
         d = diff_in_std(float(v.mean()), pub.mean, pub.std, std)
-        ok = spec.exact and exact(v, pub.mean, pub.std)
+        ok = judges_exact(spec, view) and exact(v, pub.mean, pub.std)
         row += [mean_std(v, t.digits), f"{d:+.2f}"]
         verdicts[variant.name] = "exact" if ok else verdict(d, spec.signed)
     return [*row, " / ".join(verdicts.values())], verdicts
@@ -419,6 +419,19 @@ def count(verdicts: Sequence[dict[str, str]], variant: str, exact: bool = True) 
     )
 
 
+def judges_exact(spec: Any, view: View) -> bool:
+    """Whether ``exact`` verdicts are given: the paper asks for them and this run has its repeats.
+
+    A quick run (fewer repeats than the paper states) judges no cell exact.
+
+    >>> from types import SimpleNamespace
+    >>> judges_exact(SimpleNamespace(exact=True, paper_repeats="20"), View(pd.DataFrame()))
+    False
+    """
+    want = str(getattr(spec, "paper_repeats", "") or "")
+    return bool(spec.exact) and want.isdigit() and view.n >= int(want)
+
+
 def summary(spec: PaperSpec, view: View) -> str:
     """Per declared :class:`Table`, how many cells each variant reproduces."""
     lines = [
@@ -426,12 +439,18 @@ def summary(spec: PaperSpec, view: View) -> str:
         "σ the larger of the two stds over the runs), is *close* within two, and *differs* "
         "beyond"
         + ("; *exact* means our mean and std round to the printed values" if spec.exact else "")
+        + (
+            f" (judged only on the paper's {spec.paper_repeats} runs: this run made {view.n})"
+            if spec.exact and not judges_exact(spec, view)
+            else ""
+        )
         + ".\n",
     ]
     for t in (s for s in spec.sections if isinstance(s, Table)):
         _, verdicts = table_rows(spec, view, t)
         each = "; ".join(
-            f"{v.label}: {count(verdicts, v.name, spec.exact)}" for v in _variants(spec, t)
+            f"{v.label}: {count(verdicts, v.name, judges_exact(spec, view))}"
+            for v in _variants(spec, t)
         )
         lines.append(f"- **{t.title.split(':')[0].split(' (')[0]}**, {each}.")
     return "## Summary\n\n" + "\n".join(lines) + "\n"
