@@ -14,6 +14,7 @@ from evofeat.linear._safe import MAX, dot_reference, saturate_reference
 __all__ = [
     "LOSSES",
     "OGD",
+    "LossTask",
     "check_choice",
     "check_common",
     "loss_reference",
@@ -56,7 +57,24 @@ def check_common(learner: Any) -> None:
         )
 
 
-class OGD(InterceptMixin, OnlineLearner):
+class LossTask:
+    """The task of a learner with a ``loss`` parameter: regression for the square loss, else binary.
+
+    >>> class L(LossTask):
+    ...     loss = "square"
+    >>> L().task
+    'regression'
+    """
+
+    loss: str
+
+    @property
+    def task(self) -> str:  # type: ignore[override]
+        """``"regression"`` for the square loss, else ``"binary"``."""
+        return "regression" if self.loss == "square" else "binary"
+
+
+class OGD(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """Online gradient descent (Zinkevich, 2003) on all visible features.
 
     Predict ``f = w . x``; then ``w <- w - tau_t dl(f, y)/df x`` with
@@ -134,11 +152,6 @@ class OGD(InterceptMixin, OnlineLearner):
         self.loss = loss
         self.fit_intercept = fit_intercept
         self.intercept_lr = intercept_lr
-
-    @property
-    def task(self) -> str:  # type: ignore[override]
-        """``"regression"`` for the square loss, else ``"binary"``."""
-        return "regression" if self.loss == "square" else "binary"
 
     def _check_params(self) -> None:
         check_common(self)

@@ -189,6 +189,15 @@ cdef class RANDCore(OFSCore):
         self.n_draws += 1
         return r
 
+    cdef inline void shuffle_head(self, int64_t* vis, int64_t m, int64_t slots) noexcept:
+        """A partial Fisher-Yates shuffle: ``vis[:slots]`` becomes a uniform draw from ``vis[:m]``."""
+        cdef int64_t i, r, c
+        for i in range(slots):
+            r = self.draw(i, m)
+            c = vis[i]
+            vis[i] = vis[r]
+            vis[r] = c
+
     cdef int visible(self, const int64_t* cols, Py_ssize_t n, Py_ssize_t dim) except -1:
         """Update B; fill the open slots from the visible features not in the set (Fisher-Yates)."""
         OFSCore.visible(self, cols, n, dim)
@@ -201,7 +210,7 @@ cdef class RANDCore(OFSCore):
             return 0
         cdef int8_t* flag = &self.flag[0]
         cdef int64_t* vis = &self.vis[0]
-        cdef int64_t m = 0, i, r, c, slots
+        cdef int64_t m = 0, i, slots
         for j in range(n):
             if flag[cols[j]] == 0:
                 vis[m] = cols[j]
@@ -209,11 +218,8 @@ cdef class RANDCore(OFSCore):
         slots = self.B - self.n_selected
         if m < slots:
             slots = m
-        for i in range(slots):  # a partial Fisher-Yates shuffle
-            r = self.draw(i, m)
-            c = vis[i]
-            vis[i] = vis[r]
-            vis[r] = c
+        self.shuffle_head(vis, m, slots)
+        for i in range(slots):
             flag[vis[i]] = 1
             self.sel[self.n_selected] = vis[i]
             self.n_selected += 1
@@ -241,7 +247,7 @@ cdef class RANDCore(OFSCore):
         cdef int8_t* flag = &self.flag[0]
         cdef int64_t* vis = &self.vis[0]
         cdef int64_t* sel = &self.sel[0]
-        cdef int64_t m = self.n_shown, slots = self.B, i, r, c
+        cdef int64_t m = self.n_shown, slots = self.B, i, c
         cdef Py_ssize_t k
         for k in range(n):
             v[idx[k]] += y * val[k]
@@ -249,11 +255,8 @@ cdef class RANDCore(OFSCore):
             vis[i] = self.shown[i]
         if m < slots:
             slots = m
-        for i in range(slots):  # a partial Fisher-Yates shuffle
-            r = self.draw(i, m)
-            c = vis[i]
-            vis[i] = vis[r]
-            vis[r] = c
+        self.shuffle_head(vis, m, slots)
+        for i in range(slots):
             flag[vis[i]] |= 2
         for k in range(n):  # the row and the old set: zeroed unless drawn again
             if not flag[idx[k]] & 2:

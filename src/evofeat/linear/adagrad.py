@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from evofeat.base import OnlineLearner
-from evofeat.ensemble.ogd import LOSSES, check_common
+from evofeat.ensemble.ogd import LOSSES, LossTask, check_common
 from evofeat.linear._adaptive import AdaGradCore
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._safe import MAX
@@ -14,7 +14,7 @@ from evofeat.linear.ftrl import check_number, run_reference
 __all__ = ["AdaGrad", "adagrad_reference"]
 
 
-class AdaGrad(InterceptMixin, OnlineLearner):
+class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """Online gradient descent with per-coordinate AdaGrad steps (Duchi et al., 2011) on evolving features.
 
     Predict ``f = w . x`` (label ``sign(f)``, a score of 0 predicting -1);
@@ -114,11 +114,6 @@ class AdaGrad(InterceptMixin, OnlineLearner):
         self.loss = loss
         self.fit_intercept = fit_intercept
         self.intercept_lr = intercept_lr
-
-    @property
-    def task(self) -> str:  # type: ignore[override]
-        """``"regression"`` for the square loss, else ``"binary"``."""
-        return "regression" if self.loss == "square" else "binary"
 
     def _check_params(self) -> None:
         check_common(self)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
-from evofeat.ensemble.ogd import LOSSES, check_choice, loss_reference
+from evofeat.ensemble.ogd import LOSSES, LossTask, check_choice, loss_reference
 from evofeat.linear._adaptive import FTRLCore
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._safe import MAX, dot_reference
@@ -44,7 +44,7 @@ def check_number(value: Any, name: str, *, positive: bool, fix: str) -> None:
         )
 
 
-class FTRL(InterceptMixin, OnlineLearner):
+class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """FTRL-Proximal (McMahan et al., 2013) on evolving features.
 
     Each feature ``i`` keeps ``z_i`` and ``n_i`` (the sum of its squared
@@ -158,11 +158,6 @@ class FTRL(InterceptMixin, OnlineLearner):
         self.loss = loss
         self.fit_intercept = fit_intercept
         self.intercept_lr = intercept_lr
-
-    @property
-    def task(self) -> str:  # type: ignore[override]
-        """``"regression"`` for the square loss, else ``"binary"``."""
-        return "regression" if self.loss == "square" else "binary"
 
     def _check_params(self) -> None:
         check_choice(self.loss, LOSSES, "loss", "pass loss='logistic' (classification) or 'square'")
