@@ -128,6 +128,14 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         {"budget": 0.3, "radius": 0.8, **_ADAGRAD},
         lambda X, y: oofs.ofs(X, y, budget=0.3, radius=0.8, **_ADAGRAD),
     ),
+    *[
+        (
+            "ofs",
+            {"budget": 0.3, "radius": 0.8, **_ADAGRAD, "truncate_by": by},
+            lambda X, y, by=by: oofs.ofs(X, y, budget=0.3, radius=0.8, **_ADAGRAD, truncate_by=by),
+        )
+        for by in ("sum", "metric")
+    ],
     ("pe-trun", {"budget": 0.3}, lambda X, y: oofs.pe_trun(X, y, budget=0.3)),
     ("rand", {"budget": 0.3, "seed": 5}, lambda X, y: oofs.rand(X, y, budget=0.3, seed=5)),
     ("rand", {"budget_count": 2, "seed": 1}, lambda X, y: oofs.rand(X, y, budget_count=2, seed=1)),
@@ -141,6 +149,13 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         {"budget": 0.3, "radius": 0.8, "epsilon": 0.4, "seed": 2, **_ADAGRAD},
         lambda X, y: oofs.ofs_partial(
             X, y, budget=0.3, radius=0.8, epsilon=0.4, seed=2, **_ADAGRAD
+        ),
+    ),
+    (
+        "ofs-p",
+        {"budget": 0.3, "radius": 0.8, "epsilon": 0.4, "seed": 2, **_ADAGRAD, "truncate_by": "sum"},
+        lambda X, y: oofs.ofs_partial(
+            X, y, budget=0.3, radius=0.8, epsilon=0.4, seed=2, **_ADAGRAD, truncate_by="sum"
         ),
     ),
     ("ogd", {"lr": 0.3}, lambda X, y: ofesl.ogd(X, y, 0.3)),
@@ -326,3 +341,6 @@ def test_adagrad_cases_step_per_coordinate(scenario: str) -> None:
     assert max(np.linalg.norm(w) for w in ofs_history) <= 0.8 * (1 + 1e-12)
     unbounded = oofs.ofs(X, y, budget=0.3, radius=1e9, **_ADAGRAD)[0]
     assert (unbounded != ofs_labels).sum() >= 3, "the L2 ball does not change an AdaGrad prediction"
+    for by in ("sum", "metric"):
+        ranked = oofs.ofs(X, y, budget=0.3, radius=0.8, **_ADAGRAD, truncate_by=by)[0]
+        assert (ranked != ofs_labels).sum() >= 3, f"truncate_by={by!r} changes no prediction"

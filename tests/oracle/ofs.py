@@ -14,6 +14,8 @@ OFS_P's draws by the counter-based SplitMix64 :func:`oracle.counter_uniform`.
 ``lr y x_i`` of each feature of the row with ``x_i != 0`` becomes
 ``-lr g_i / sqrt(eps + G_i)`` after ``G_i += g_i^2``, ``g = -y x`` (OFS_P: the
 importance-weighted ``x``); decay, projection and truncation unchanged.
+``truncate_by="sum"`` / ``"metric"`` (with AdaGrad) keeps the B largest
+``|w_i| (eps + G_i)^p`` instead of ``|w_i|``, p = 1/2 / 1/4.
 """
 
 from __future__ import annotations
@@ -84,6 +86,18 @@ def _adagrad(G: np.ndarray, c: int, g: float, lr: float, eps: float) -> float:
     return -lr * g / math.sqrt(eps + G[c])
 
 
+def _truncate(w: np.ndarray, B: int, G: np.ndarray, eps: float, truncate_by: str) -> None:
+    """Keep the B largest ``|w_i|`` (``"weight"``) or ``|w_i| (eps + G_i)^p``, p = 1/2 for
+    ``"sum"``, 1/4 for ``"metric"``; ties: the lower column."""
+    if truncate_by == "weight":
+        keep_largest(w, B)
+        return
+    p = {"sum": 0.5, "metric": 0.25}[truncate_by]
+    support = [c for c in range(w.size) if w[c] != 0.0]
+    for c in sorted(support, key=lambda c: (-abs(w[c]) * (eps + G[c]) ** p, c))[B:]:
+        w[c] = 0.0
+
+
 def _radius(l2: float, radius: float | None) -> float:
     if radius is not None:
         return radius
@@ -101,6 +115,7 @@ def ofs(
     zero_score: str = "mistake",
     step: str = "paper",
     eps: float = 1e-8,
+    truncate_by: str = "weight",
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """OFS (Algorithm 3 with the truncation of Algorithm 2): labels, scores, ``w`` after each row.
 
@@ -125,7 +140,7 @@ def ofs(
             else:
                 w[cols] += (lr * y[t]) * x[cols]
             _project_l2(w, R)
-            keep_largest(w, B)
+            _truncate(w, B, G, eps, truncate_by)
         trace.history.append(w.copy())
     return trace.result()
 
@@ -208,6 +223,7 @@ def ofs_partial(
     zero_score: str = "mistake",
     step: str = "paper",
     eps: float = 1e-8,
+    truncate_by: str = "weight",
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """OFS_P: labels, scores, ``w`` after each row.
 
@@ -249,6 +265,6 @@ def ofs_partial(
                     delta[c] = _adagrad(G, c, -y[t] * x[c] / q, lr, eps)
             w += delta
             _project_l2(w, R)
-            keep_largest(w, B)
+            _truncate(w, B, G, eps, truncate_by)
         trace.history.append(w.copy())
     return trace.result()

@@ -9,16 +9,20 @@ Algorithm 3). The weights are the one weight vector of
 the support (at most B columns) in an indexed min-heap, so a row costs
 O(nnz log B), never O(d). ``adagrad`` (OFS and OFS_P) replaces the step
 ``lr y x`` by AdaGrad's per-coordinate one (``_core/adaptive.pxd``); the
-decay and the projection stay one factor each.
+decay and the projection stay one factor each. ``rank_power = p > 0`` (with
+``adagrad``) truncates by ``|w_i| (eps + G_i)^p`` instead of ``|w_i|``: the
+heap is then keyed on ``rank`` (that score in units of ``v``, 0 off the
+support) instead of ``v``.
 """
 
-from libc.math cimport INFINITY, fabs, floor, sqrt
+from libc.math cimport INFINITY, fabs, floor, pow, sqrt
 from libc.stdint cimport int8_t, int64_t, uint64_t
 
 from evofeat._core.adaptive cimport adagrad_step
 from evofeat._core.core cimport Core
 from evofeat._core.rng cimport draw_uniform
 from evofeat._core.safe cimport dot, fmax0
+from evofeat._core.topk cimport topk_heapify, topk_pop, topk_touch
 from evofeat._core.weight_vector cimport (
     WeightVector, weight_vector, wv_fold_to, wv_offer, wv_set, wv_shrink,
 )
@@ -53,10 +57,13 @@ cdef class OFSCore(Core):
     cdef public double[::1] G  # AdaGrad: each coordinate's sum of squared hinge subgradients
     cdef public bint adagrad  # AdaGrad's per-coordinate step instead of lr (Duchi et al. 2011)
     cdef public double eps  # AdaGrad's divisor sqrt(eps + G)
+    cdef public double[::1] rank  # rank_power > 0: |v_i| (eps + G_i)^rank_power, the heap's key
+    cdef public double rank_power  # 0: truncate by |w| (the paper's rule, the heap keyed on v)
 
     _fields = (
         "v", "heap", "pos", "dw", "cand", "hsize", "scale", "sq_norm", "B", "dim",
         "lr", "l2", "radius", "budget", "budget_count", "zero_is_mistake", "G", "adagrad", "eps",
+        "rank", "rank_power",
     )
 
     cdef inline WeightVector weights(self) noexcept:
@@ -99,30 +106,85 @@ cdef class OFSCore(Core):
         cdef double big = 0.0, extra = 0.0, z, scale, norm
         cdef Py_ssize_t k, j, m = 0
         cdef int64_t c
+        cdef bint ranked = self.rank_power != 0.0
         for k in range(n):
             big = fmax0(big, fabs(dw[k]))
         if not big < INFINITY:
             return  # a step that overflowed (or NaN): skip it, the state stays finite
         if big > HUGE * self.scale:
             wv_fold_to(&wv, big)  # a huge row: the scale carries its magnitude, v stays finite
+            if ranked:
+                self.rerank()
         for k in range(n):
             if dw[k] == 0.0:
                 continue
             c = idx[k]
-            if wv.pos[c] >= 0:
-                wv_set(&wv, c, v[c] + dw[k] / self.scale)
-            else:
+            if wv.pos[c] < 0:
                 cand[m] = k
                 m += 1
                 z = dw[k] / self.scale
                 extra += z * z
+            elif ranked:
+                self.set_ranked(&wv, c, v[c] + dw[k] / self.scale)
+            else:
+                wv_set(&wv, c, v[c] + dw[k] / self.scale)
         scale = self.scale
         norm = scale * sqrt(fmax0(self.sq_norm + extra, 0.0))  # ||w~||, new columns included
         if norm > self.radius:
             self.scale = scale * (self.radius / norm)
         for j in range(m):
             k = cand[j]
-            wv_offer(&wv, idx[k], dw[k] / scale, self.B)
+            if ranked:
+                self.offer_ranked(&wv, idx[k], dw[k] / scale)
+            else:
+                wv_offer(&wv, idx[k], dw[k] / scale, self.B)
+
+    cdef inline double rank_of(self, int64_t c, double x) noexcept:
+        """The truncation score of ``v[c] = x``: ``|x| (eps + G_c)^rank_power``."""
+        return fabs(x) * pow(self.eps + self.G[c], self.rank_power)
+
+    cdef void set_ranked(self, WeightVector* wv, int64_t c, double x) noexcept:
+        """:func:`wv_set` with the heap keyed on ``rank`` (a score that underflows to 0 drops ``c``)."""
+        cdef double* rank = &self.rank[0]
+        cdef double old = wv.v[c]
+        rank[c] = self.rank_of(c, x)
+        if rank[c] == 0.0:
+            x = 0.0
+        wv.v[c] = x
+        wv.sq_norm[0] += x * x - old * old
+        topk_touch(wv.heap, wv.pos, wv.hsize, rank, c)
+
+    cdef void offer_ranked(self, WeightVector* wv, int64_t c, double x) noexcept:
+        """:func:`wv_offer` by ``rank``: ``c`` enters if the support has room or it outranks the minimum."""
+        cdef double* rank = &self.rank[0]
+        cdef double r = self.rank_of(c, x)
+        cdef int64_t low
+        if self.B <= 0 or r == 0.0:
+            return
+        if wv.hsize[0] >= self.B:
+            low = wv.heap[0]
+            if r < rank[low] or (r == rank[low] and c > low):
+                return
+            topk_pop(wv.heap, wv.pos, wv.hsize, rank)
+            wv.sq_norm[0] -= wv.v[low] * wv.v[low]
+            wv.v[low] = 0.0
+            rank[low] = 0.0
+        self.set_ranked(wv, c, x)
+
+    cdef void rerank(self) noexcept:
+        """After ``v`` was re-expressed under a new scale: every rank again, the heap reordered."""
+        cdef int64_t i, c
+        for i in range(self.hsize):
+            c = self.heap[i]
+            self.rank[c] = self.rank_of(c, self.v[c])
+        topk_heapify(&self.heap[0], &self.pos[0], &self.hsize, &self.rank[0])
+
+    cdef void shrink(self, WeightVector* wv) noexcept:
+        """The decay ``w *= 1 - lr l2`` (a fold of the scale into ``v`` re-ranks)."""
+        cdef double folded = self.scale * (1.0 - self.lr * self.l2)
+        wv_shrink(wv, 1.0 - self.lr * self.l2)
+        if self.rank_power != 0.0 and self.scale != folded:
+            self.rerank()
 
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
                       double y, double score) noexcept:
@@ -131,7 +193,7 @@ cdef class OFSCore(Core):
         cdef WeightVector wv = self.weights()
         cdef double* dw = &self.dw[0]
         cdef Py_ssize_t k
-        wv_shrink(&wv, 1.0 - self.lr * self.l2)
+        self.shrink(&wv)
         if margin <= 1.0:
             for k in range(n):
                 if self.adagrad:  # the hinge's subgradient is -y x
@@ -381,7 +443,7 @@ cdef class OFSPCore(OFSCore):
         cdef double* dw = &self.dw[0]
         cdef int64_t m = self.n_visible
         cdef Py_ssize_t j
-        wv_shrink(&wv, 1.0 - self.lr * self.l2)
+        self.shrink(&wv)
         if margin <= 1.0:
             if m > 0:
                 r = <double> self.B / <double> m

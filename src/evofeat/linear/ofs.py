@@ -17,6 +17,9 @@ __all__ = ["OFS", "PETrun", "RAND", "draw_uniform", "ofs_reference"]
 
 _ZERO_SCORE = ("mistake", "negative")
 
+#: truncate_by -> p of the truncation score ``|w_i| (eps + G_i)^p`` (0: the paper's ``|w_i|``)
+TRUNCATE_BY = {"weight": 0.0, "sum": 0.5, "metric": 0.25}
+
 
 def _require(ok: object, message: str, expected: str, received: Any, fix: str) -> None:
     if not ok:
@@ -32,7 +35,7 @@ class _Budgeted(OnlineLearner):
 
     _core: ClassVar[type[OFSCore]] = OFSCore
     _algorithm: ClassVar[str] = "ofs"
-    per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos", "dw", "cand", "G")
+    per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos", "dw", "cand", "G", "rank")
     budget: float
     budget_count: int | None
     zero_score: str
@@ -103,6 +106,8 @@ class _Budgeted(OnlineLearner):
             G=np.zeros(capacity),
             adagrad=getattr(self, "step", "paper") == "adagrad",
             eps=float(getattr(self, "eps", 1e-8)),
+            rank=np.zeros(capacity),
+            rank_power=TRUNCATE_BY[getattr(self, "truncate_by", "weight")],
             **self._extra_fields(capacity),
         )
 
@@ -141,6 +146,7 @@ class _Step(_Budgeted):
     radius: float | None
     step: str
     eps: float
+    truncate_by: str
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -179,6 +185,20 @@ class _Step(_Budgeted):
             self.eps,
             "pass eps=1e-8",
         )
+        _require(
+            self.truncate_by in TRUNCATE_BY,
+            "unknown truncate_by",
+            " or ".join(repr(k) for k in TRUNCATE_BY),
+            self.truncate_by,
+            "pass truncate_by='weight' (the paper's: keep the B largest |w|)",
+        )
+        _require(
+            self.truncate_by == "weight" or self.step == "adagrad",
+            f"truncate_by={self.truncate_by!r} ranks by AdaGrad's accumulators",
+            "step='adagrad' with truncate_by other than 'weight'",
+            self.step,
+            "pass step='adagrad', or truncate_by='weight' with the paper's step",
+        )
 
     def _params(self) -> tuple[float, float, float]:
         default = 1.0 / math.sqrt(self.l2) if self.l2 > 0 else math.inf
@@ -204,7 +224,16 @@ _STEP_DOC = """
         the Euclidean one of the paper, not AdaGrad's projection in the metric
         ``diag(sqrt(G))`` (which would shrink each coordinate differently).
     eps
-        Added to ``G_i`` under the square root by ``step="adagrad"``."""
+        Added to ``G_i`` under the square root by ``step="adagrad"``.
+    truncate_by
+        What the truncation ranks the features by (not the paper's unless ``"weight"``):
+        ``"weight"``, the paper's ``|w_i|``; with ``step="adagrad"`` only, ``"sum"``:
+        ``|w_i| sqrt(eps + G_i)``, which undoes AdaGrad's per-coordinate division, so a
+        feature ranks by the (decayed) sum of its steps' gradients, as the paper's
+        ``|w_i| = lr |sum_t y_t x_ti|`` does under the paper's step; or ``"metric"``:
+        ``|w_i| (eps + G_i)^(1/4)``, which keeps the B-sparse vector nearest to ``w`` in
+        AdaGrad's metric ``sum_i sqrt(G_i) (w_i - w'_i)^2``. Only the choice of the kept
+        features changes: the kept weights are AdaGrad's. O(nnz log B) as before."""
 
 _COMMON_DOC = """
     budget
@@ -270,6 +299,11 @@ class OFS(_Step):
     310
     >>> adaptive.selected_features_
     ['f12', 'f23']
+    >>> ranked = OFS(step="adagrad", truncate_by="sum")  # AdaGrad's steps, ranked as the paper's
+    >>> prequential(ranked, full(ds.X, ds.y, ds.feature_names)).mistakes
+    301
+    >>> ranked.selected_features_
+    ['f10', 'f4']
 
     References
     ----------
@@ -287,6 +321,7 @@ class OFS(_Step):
         zero_score: str = "mistake",
         step: str = "paper",
         eps: float = 1e-8,
+        truncate_by: str = "weight",
     ) -> None:
         self.lr = lr
         self.l2 = l2
@@ -296,6 +331,7 @@ class OFS(_Step):
         self.zero_score = zero_score
         self.step = step
         self.eps = eps
+        self.truncate_by = truncate_by
 
 
 class PETrun(_Budgeted):
@@ -417,11 +453,12 @@ class RAND(_Budgeted):
         }
 
 
-def _truncate_reference(w: np.ndarray, B: int) -> None:
-    """Algorithm 2: keep the B largest ``|w|`` (ties: the lower column), in place."""
+def _truncate_reference(w: np.ndarray, B: int, score: np.ndarray | None = None) -> None:
+    """Algorithm 2: keep the B largest ``|w|`` (or ``|w| score``; ties: the lower column), in place."""
     nz = np.flatnonzero(w)
     if nz.size > B:
-        drop = nz[np.lexsort((nz, -np.abs(w[nz])))[B:]]
+        key = np.abs(w[nz]) if score is None else np.abs(w[nz]) * score[nz]
+        drop = nz[np.lexsort((nz, -key))[B:]]
         w[drop] = 0.0
 
 
@@ -441,6 +478,7 @@ def ofs_reference(
     draw: str = "once",
     step: str = "paper",
     eps: float = 1e-8,
+    truncate_by: str = "weight",
 ) -> np.ndarray:
     """Plain-NumPy OFS, PE_trun, RAND or OFS_P over a dense stream (NaN = absent).
 
@@ -512,7 +550,8 @@ def ofs_reference(
             else:
                 w = (1 - lr * l2) * w + lr * y[t] * x
             w *= min(1.0, R / max(float(np.linalg.norm(w)), 1e-300))
-            _truncate_reference(w, B)
+            p = TRUNCATE_BY[truncate_by]
+            _truncate_reference(w, B, None if p == 0 else (eps + G) ** p)
         else:
             w *= 1 - lr * l2
     return out

@@ -90,6 +90,7 @@ class OFSP(_Step):
         zero_score: str = "mistake",
         step: str = "paper",
         eps: float = 1e-8,
+        truncate_by: str = "weight",
     ) -> None:
         self.lr = lr
         self.l2 = l2
@@ -101,6 +102,7 @@ class OFSP(_Step):
         self.zero_score = zero_score
         self.step = step
         self.eps = eps
+        self.truncate_by = truncate_by
 
     def _check_params(self) -> None:
         super()._check_params()
