@@ -1,4 +1,4 @@
-"""FTRL-Proximal and AdaGrad OGD: parity, evolving-feature semantics, extremes, german.
+"""FTRL-Proximal, AdaGrad OGD and NAG: parity, evolving-feature semantics, extremes, german.
 
 The generic checks (tests/test_learners.py and the others) run these
 learners with their defaults; here: both losses and other parameters through
@@ -21,6 +21,7 @@ from evofeat.ensemble.fesl import FESL
 from evofeat.evaluate import PrequentialResult, prequential, repeat
 from evofeat.linear.adagrad import AdaGrad
 from evofeat.linear.ftrl import FTRL, ftrl_weights_reference
+from evofeat.linear.nag import NAG
 from evofeat.streams import Stream, evolvable, full, haphazard, trapezoidal
 
 CONFIGS: list[tuple[str, dict[str, Any]]] = [
@@ -31,11 +32,14 @@ CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("adagrad", {}),
     ("adagrad", {"lr": 1.0, "eps": 1.0}),
     ("adagrad", {"loss": "square", "lr": 0.05}),
+    ("nag", {}),
+    ("nag", {"lr": 0.1, "fit_intercept": False}),
+    ("nag", {"loss": "square", "lr": 0.1}),
 ]
 
 
 def _model(name: str, params: dict) -> OnlineLearner:
-    return {"ftrl": FTRL, "adagrad": AdaGrad, "fesl": FESL}[name](**params)
+    return {"ftrl": FTRL, "adagrad": AdaGrad, "nag": NAG, "fesl": FESL}[name](**params)
 
 
 def _data(task: str, n: int = 240, d: int = 8, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

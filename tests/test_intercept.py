@@ -34,6 +34,7 @@ DEFAULTS = {
     "ogd": False,
     "ftrl": True,
     "adagrad": True,
+    "nag": True,
 }
 NAMES = list(DEFAULTS)
 ON: dict[str, Any] = {"fit_intercept": True}
@@ -64,7 +65,7 @@ def _by_dict(model: OnlineLearner, stream: Stream) -> list[Any]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_defaults(name: str) -> None:
-    """A bias by default only where no paper fixes the rule (FTRL, AdaGrad: as River and VW)."""
+    """A bias by default only where no paper fixes the rule (FTRL, AdaGrad, NAG: as River and VW)."""
     model = make(name)
     assert model.get_params()["fit_intercept"] is DEFAULTS[name]
     assert model.intercept_ == 0.0 and "fit_intercept" not in repr(model)
@@ -120,7 +121,7 @@ def test_the_bias_learns_the_class_prior(name: str) -> None:
         on: prequential(make(name, fit_intercept=on), full(X, y)).accuracy for on in (False, True)
     }
     assert acc[False] < 0.6 and acc[True] >= acc[False] + 0.15, acc
-    if name in ("ogd", "ftrl", "adagrad"):
+    if name in ("ogd", "ftrl", "adagrad", "nag"):
         assert acc[True] >= np.mean(y > 0) - 0.02, acc
 
 
@@ -140,7 +141,7 @@ def test_model_file_keeps_the_bias(name: str, tmp_path: Path) -> None:
     assert loaded.intercept_ == model.intercept_
 
 
-@pytest.mark.parametrize("name", ["perceptron", "ogd", "ftrl", "adagrad"])
+@pytest.mark.parametrize("name", ["perceptron", "ogd", "ftrl", "adagrad", "nag"])
 def test_intercept_lr_is_the_bias_rate(name: str) -> None:
     """``intercept_lr`` moves only the bias's steps; ``None`` is the learner's own rate."""
     X, y = _data(prior=0.7)
@@ -213,7 +214,7 @@ def test_pa_learns_a_zero_row_through_its_bias() -> None:
         ({"intercept_lr": True}, "intercept_lr"),
     ],
 )
-@pytest.mark.parametrize("name", ["perceptron", "ogd", "ftrl", "adagrad"])
+@pytest.mark.parametrize("name", ["perceptron", "ogd", "ftrl", "adagrad", "nag"])
 def test_bad_parameters_are_named(name: str, params: dict[str, Any], field: str) -> None:
     with pytest.raises(InputError, match=field):
         make(name, **params).learn_one({"a": 1.0}, 1)

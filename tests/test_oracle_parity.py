@@ -27,6 +27,7 @@ from evofeat.registry import ONLINE, make
 from evofeat.streams import Stream, evolvable, haphazard, trapezoidal
 from oracle import adaptive as oada
 from oracle import fesl as ofesl
+from oracle import nag as onag
 from oracle import ofs as oofs
 from oracle import perceptron_pa as opa
 from oracle import stsd as ostsd
@@ -198,6 +199,14 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         {"lr": 0.5, "eps": 0.01, "intercept_lr": 0.05},
         lambda X, y: oada.adagrad(X, y, 0.5, 0.01, fit_intercept=True, intercept_lr=0.05),
     ),
+    ("nag", {}, lambda X, y: onag.nag(X, y, fit_intercept=True)),  # a bias by default
+    ("nag", {"fit_intercept": False}, onag.nag),
+    (
+        "nag",
+        {"lr": 0.2, "intercept_lr": 0.05},
+        lambda X, y: onag.nag(X, y, 0.2, "logistic", True, 0.05),
+    ),
+    ("nag", {"loss": "square", "lr": 0.1}, lambda X, y: onag.nag(X, y, 0.1, "square", True)),
     (
         "stsd-regressor",
         {"C": 0.1, "epsilon": 0.1, "radius": 0.7, "budget": 0.45},

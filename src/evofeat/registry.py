@@ -48,6 +48,7 @@ ONLINE: dict[str, str] = {
     "rogd-f": "evofeat.ensemble.fesl",
     "ftrl": "evofeat.linear.ftrl",
     "adagrad": "evofeat.linear.adagrad",
+    "nag": "evofeat.linear.nag",
     "stsd-multiclass": "evofeat.linear.stsd_multiclass",
     "pa-multiclass": "evofeat.linear.stsd_multiclass",
     "stsd-regressor": "evofeat.linear.stsd_regression",

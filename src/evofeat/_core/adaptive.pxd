@@ -1,5 +1,6 @@
-# Per-coordinate adaptive steps, shared by linear/_adaptive.pyx (FTRL, AdaGrad) and ensemble/_fesl.pyx (base=...):
-# FTRL-Proximal's lazy weight and update (McMahan et al. 2013, Algorithm 1), diagonal AdaGrad (Duchi et al. 2011).
+# Per-coordinate adaptive steps, shared by linear/_adaptive.pyx (FTRL, AdaGrad, NAG) and ensemble/_fesl.pyx (base=...):
+# FTRL-Proximal's lazy weight and update (McMahan et al. 2013, Algorithm 1), diagonal AdaGrad (Duchi et al. 2011),
+# NAG's rescaled weight and normalised ratio (Ross, Mineiro, Langford 2013, Algorithm 2).
 from libc.math cimport fabs, sqrt
 
 from evofeat._core.safe cimport saturate
@@ -29,3 +30,22 @@ cdef inline double adagrad_step(double* G, double g, double lr, double eps) noex
     """``G += g^2`` and the step ``-lr g / sqrt(eps + G)`` to add to the weight (each saturated)."""
     G[0] = saturate(G[0] + g * g)
     return saturate(-lr * (g / sqrt(eps + G[0])))
+
+
+cdef inline double nag_rescaled(double w, double s, double a) noexcept nogil:
+    """NAG's weight for a value of magnitude ``a`` on a coordinate of scale ``s``: ``w s / a`` if ``a > s > 0``, else ``w``."""
+    if a > s and s > 0.0:
+        return w * (s / a)
+    return w
+
+
+cdef inline double nag_ratio(double g, double G) noexcept nogil:
+    """``g / sqrt(G)`` (``G`` holds ``g^2``, so at most 1 in magnitude; kept there when ``G`` saturated or underflowed)."""
+    if g == 0.0:
+        return 0.0
+    cdef double r = g / sqrt(G) if G > 0.0 else (1.0 if g > 0.0 else -1.0)
+    if r > 1.0:
+        return 1.0
+    if r < -1.0:
+        return -1.0
+    return r

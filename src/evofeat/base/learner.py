@@ -393,7 +393,7 @@ class OnlineLearner:
             return
         if row < self._next_check and math.isfinite(loss):  # the weights are not due yet
             return
-        w = self._effective_weights()
+        w = self._divergence_weights()
         top = float(np.max(np.abs(w))) if w.size else 0.0
         self._next_check = min(2 * max(row, 1), row + max(1024, self._capacity))
         broken = [  # accumulators too (FTRL's z and n, AdaGrad's G): not finite is diverged
@@ -638,6 +638,10 @@ class OnlineLearner:
     def _effective_weights(self) -> np.ndarray:
         """The weights as the model uses them (subclasses with a scale factor override)."""
         return self._weights("w")
+
+    def _divergence_weights(self) -> np.ndarray:
+        """What the divergence check bounds: the weights (a scale-free learner, NAG, bounds weight x scale)."""
+        return self._effective_weights()
 
     def __copy__(self) -> OnlineLearner:
         return copy.deepcopy(self)

@@ -1,21 +1,42 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""The per-coordinate adaptive learners' math (see :mod:`evofeat.linear.ftrl` and :mod:`evofeat.linear.adagrad`).
+"""The per-coordinate adaptive learners' math (see :mod:`evofeat.linear.ftrl`, :mod:`evofeat.linear.adagrad` and :mod:`evofeat.linear.nag`).
 
 Each coordinate's state is touched only when its feature is in the row, so
 an absent feature keeps its state and an unseen one starts at zero.
 """
 
-from libc.math cimport fabs
+from libc.math cimport fabs, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, realloc
 
 from evofeat._core.core cimport Core
-from evofeat._core.adaptive cimport adagrad_step, ftrl_step, ftrl_weight
+from evofeat._core.adaptive cimport adagrad_step, ftrl_step, ftrl_weight, nag_ratio, nag_rescaled
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
 from evofeat._core.safe cimport MAX, safe_dot, safe_dotn, saturate
 
 
-cdef class FTRLCore(Core):
+cdef class RowScratch(Core):
+    """A :class:`Core` with a scratch buffer for the row's weights as the learner uses them (not state)."""
+
+    cdef double* wbuf
+    cdef Py_ssize_t wcap
+
+    def __dealloc__(self):
+        free(self.wbuf)
+
+    cdef double* scratch(self, Py_ssize_t m) noexcept:
+        """Room for ``m`` weights (NULL if it cannot grow)."""
+        cdef double* grown
+        if m > self.wcap:
+            grown = <double*> realloc(self.wbuf, m * sizeof(double))
+            if grown == NULL:
+                return NULL
+            self.wbuf = grown
+            self.wcap = m
+        return self.wbuf
+
+
+cdef class FTRLCore(RowScratch):
     """FTRL-Proximal: ``z`` and ``n`` per feature; ``alpha``, ``beta``, ``l1``, ``l2``; the loss code ``loss_kind``.
 
     With ``fit_intercept`` (1), a bias on a constant input 1 that every row
@@ -29,8 +50,6 @@ cdef class FTRLCore(Core):
     cdef public int loss_kind
     cdef public int fit_intercept
     cdef public double intercept_z, intercept_n, intercept_lr
-    cdef double* wbuf  # the row's lazy weights (scratch, not state)
-    cdef Py_ssize_t wcap
 
     _fields = (
         "z", "n", "alpha", "beta", "l1", "l2", "loss_kind",
@@ -42,25 +61,17 @@ cdef class FTRLCore(Core):
         return ftrl_weight(self.intercept_z, self.intercept_n, self.intercept_lr, self.beta, 0.0,
                            0.0)
 
-    def __dealloc__(self):
-        free(self.wbuf)
-
     cdef double* weights(self, const int64_t* idx, Py_ssize_t m) noexcept:
         """The row's weights from ``z`` and ``n`` into the scratch buffer (NULL if it cannot grow)."""
-        cdef double* grown
-        if m > self.wcap:
-            grown = <double*> realloc(self.wbuf, m * sizeof(double))
-            if grown == NULL:
-                return NULL
-            self.wbuf = grown
-            self.wcap = m
+        cdef double* wb = self.scratch(m)
+        if wb == NULL:
+            return NULL
         cdef Py_ssize_t k
         cdef const double* z = &self.z[0]
         cdef const double* nn = &self.n[0]
         for k in range(m):
-            self.wbuf[k] = ftrl_weight(z[idx[k]], nn[idx[k]], self.alpha, self.beta, self.l1,
-                                       self.l2)
-        return self.wbuf
+            wb[k] = ftrl_weight(z[idx[k]], nn[idx[k]], self.alpha, self.beta, self.l1, self.l2)
+        return wb
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t m,
                         double* label) noexcept:
@@ -141,4 +152,85 @@ cdef class AdaGradCore(Core):
             self.intercept = saturate(
                 self.intercept + adagrad_step(&self.intercept_G, saturate(slope), self.intercept_lr,
                                               self.eps))
+        return loss
+
+
+cdef class NAGCore(RowScratch):
+    """Normalised adaptive gradient (NAG): ``w``, ``s`` (largest ``|x_i|`` seen) and ``G`` per feature; ``t``, ``N``.
+
+    ``lr`` is the step scale (eta), ``loss_kind`` the loss code; ``t`` counts
+    the rows learned, ``N`` sums their ``x_i^2 / s_i^2``. With
+    ``fit_intercept`` (1), a bias ``intercept`` on a constant input 1 (scale
+    1, so it adds 1 to ``N`` on every row) with its accumulator
+    ``intercept_G`` and step scale ``intercept_lr``.
+    """
+
+    cdef public double[::1] w
+    cdef public double[::1] s
+    cdef public double[::1] G
+    cdef public double lr, t, N
+    cdef public int loss_kind
+    cdef public int fit_intercept
+    cdef public double intercept, intercept_G, intercept_lr
+
+    _fields = ("w", "s", "G", "lr", "t", "N", "loss_kind", "fit_intercept", "intercept",
+               "intercept_G", "intercept_lr")
+
+    cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t m,
+                        double* label) noexcept:
+        cdef double sc = 0.0
+        cdef Py_ssize_t k
+        cdef double* v
+        cdef const double* w = &self.w[0]
+        cdef const double* s = &self.s[0]
+        if m > 0:
+            v = self.scratch(m)
+            if v != NULL:
+                for k in range(m):  # the weights rescaled to the row's new scales (lines 5-9)
+                    v[k] = nag_rescaled(w[idx[k]], s[idx[k]], fabs(val[k]))
+                sc = safe_dotn(v, val, m)
+        if self.fit_intercept:
+            sc = saturate(sc + self.intercept)
+        label[0] = label_of(self.loss_kind, sc)
+        return sc
+
+    cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t m,
+                      double y, double score) noexcept:
+        cdef double slope = c_loss_slope(self.loss_kind, score, y)
+        cdef double loss = c_loss_value(self.loss_kind, score, y)
+        if not fabs(slope) <= MAX:  # the square loss of a saturated score: no step
+            return loss
+        cdef Py_ssize_t k
+        cdef int64_t i
+        cdef double a, g, r, nx = 0.0
+        cdef double* w = &self.w[0]
+        cdef double* s = &self.s[0]
+        cdef double* G = &self.G[0]
+        for k in range(m):  # new scales: rescale the weight, then N's term (at most 1)
+            i = idx[k]
+            a = fabs(val[k])
+            if a > s[i]:
+                w[i] = nag_rescaled(w[i], s[i], a)
+                s[i] = a
+            if s[i] > 0.0:
+                r = a / s[i]
+                nx += r * r
+        if self.fit_intercept:
+            nx += 1.0
+        self.t += 1.0
+        self.N = saturate(self.N + nx)
+        if not self.N > 0.0:  # no value seen yet: every gradient is 0
+            return loss
+        cdef double q = sqrt(self.t / self.N)
+        for k in range(m):
+            i = idx[k]
+            g = saturate(slope * val[k])
+            if g == 0.0:
+                continue
+            G[i] = saturate(G[i] + g * g)
+            w[i] = saturate(w[i] - saturate(self.lr * q * nag_ratio(g, G[i]) / s[i]))
+        if self.fit_intercept and slope != 0.0:  # input 1, scale 1: the gradient is the slope
+            self.intercept_G = saturate(self.intercept_G + slope * slope)
+            self.intercept = saturate(
+                self.intercept - self.intercept_lr * q * nag_ratio(slope, self.intercept_G))
         return loss
