@@ -40,7 +40,9 @@ Published = Any
 
 __all__ = [
     "ADAPTIVE_JSON",
+    "ANY",
     "Adaptive",
+    "Col",
     "Curves",
     "Figure",
     "Line",
@@ -55,6 +57,15 @@ __all__ = [
 
 #: A cell's identity in the results: (data set, method, parameters).
 Key = tuple[str, str, dict[str, Any]]
+
+
+class _Anything:
+    def __repr__(self) -> str:
+        return "ANY"
+
+
+#: A parameter value that matches whatever a stored cell has there (e.g. a quick run's folds).
+ANY: Any = _Anything()
 
 #: The adaptive variants' per-run results (issue 15), written by
 #: ``benchmarks/investigations/adaptive_variants.py``; read when a report is rendered.
@@ -111,13 +122,33 @@ class View:
 
         ``(name, i)`` reads item ``i`` of a list-valued metric.
         """
-        g = self.groups.get(self.key(dataset, method, params))
+        g = self.group(dataset, method, params)
         name, item = (metric, None) if isinstance(metric, str) else metric
         if g is None or name not in g:
             return np.zeros(0)
         if item is not None:
             return np.array([v[item] for v in g[name]], dtype=float)
+        if len(g) and isinstance(g[name].iloc[0], list):  # a list per run: all items, run by run
+            return np.array([x for v in g[name] if isinstance(v, list) for x in v], dtype=float)
         return g[name].to_numpy(dtype=float)
+
+    def group(self, dataset: str, method: str, params: dict[str, Any]) -> pd.DataFrame | None:
+        """The stored runs of a cell; a parameter given as :data:`ANY` matches any value there.
+
+        >>> res = pd.DataFrame({"dataset": ["d"], "method": ["m"], "params": [{"folds": 2}],
+        ...                     "repeat": [0], "acc": [[0.5, 0.7]]})
+        >>> View(res).values("d", "m", {"folds": ANY}, "acc").tolist()
+        [0.5, 0.7]
+        """
+        if not any(v is ANY for v in params.values()):
+            return self.groups.get(self.key(dataset, method, params))
+        want = {k: json.dumps(v, default=str) for k, v in params.items() if v is not ANY}
+        for g in self.groups.values():
+            d, m, p = g["dataset"].iloc[0], g["method"].iloc[0], g["params"].iloc[0]
+            if (d, m) == (dataset, method) and set(p) == set(params):
+                if all(json.dumps(p[k], default=str) == v for k, v in want.items()):
+                    return g
+        return None
 
 
 def exact(values: np.ndarray, mean: float, std: float) -> bool:
@@ -177,7 +208,10 @@ class Table:
 class Line:
     """One line of a :class:`Figure`: a method's mean at each x, ``params(dataset, x)`` its cell.
 
-    ``row`` labels the line in the figure's table (None: drawn, not tabulated).
+    ``row`` labels the line in the figure's table (None: drawn, not tabulated);
+    ``draw=False``: tabulated, not drawn. ``metric`` replaces the figure's
+    (``{x}`` in it: the point, for a cell that stores a metric per x), and
+    values are multiplied by ``scale``.
 
     >>> Line("OFS", "ofs", lambda d, x: {"budget": x}).style
     '-'
@@ -189,11 +223,16 @@ class Line:
     style: str = "-"
     color: str | None = None
     row: tuple[str, ...] | None = None
+    metric: str = ""
+    scale: float = 1.0
+    draw: bool = True
 
 
 @dataclass(frozen=True)
 class Figure:
     """Means against a parameter: one panel per data set, one :class:`Line` per curve.
+
+    ``spread``: error bars of one std and mean ± std in the table.
 
     >>> Figure("figure1", "Figure 1", "", ("german",), (0.1, 1.0), ()).ylabel
     'average mistakes'
@@ -212,6 +251,7 @@ class Figure:
     note: str = ""
     metric: str = "mistakes"
     marker: str = "."
+    spread: bool = False
 
 
 @dataclass(frozen=True)
@@ -235,10 +275,52 @@ class Curves:
 
 
 @dataclass(frozen=True)
+class Col:
+    """A column of :class:`Results`: a metric of the row's cell, as mean ± std (``spread``) or mean.
+
+    ``metric`` is a stored metric or ``fn(view, key) -> values``; values are
+    multiplied by ``scale``; ``digits=None`` leaves the mean a number (four
+    significant digits). ``cell(key)`` reads another cell than the row's
+    (e.g. another method at the same point); ``minus(key)``: the signed
+    difference of the means against that cell.
+
+    >>> res = pd.DataFrame({"dataset": ["d"] * 2, "method": ["a", "b"], "params": [{}] * 2,
+    ...                     "repeat": [0, 0], "acc": [[0.5, 0.7], [0.25, 0.25]]})
+    >>> v, k = View(res), ("d", "a", {})
+    >>> Col("acc", 1, 100).value(v, k), Col("acc", 1, 100, minus=lambda k: ("d", "b", {})).value(v, k)
+    ('60.0 ± 14.1', '+35.0')
+    """
+
+    metric: str | Callable[[View, Key], np.ndarray]
+    digits: int | None = 1
+    scale: float = 1.0
+    spread: bool = True
+    cell: Callable[[Key], Key] | None = None
+    minus: Callable[[Key], Key] | None = None
+
+    def values(self, view: View, key: Key) -> np.ndarray:
+        k = self.cell(key) if self.cell else key
+        v = self.metric(view, k) if callable(self.metric) else view.values(*k, self.metric)
+        return self.scale * np.asarray(v, dtype=float)
+
+    def value(self, view: View, key: Key) -> Any:
+        v = self.values(view, key)
+        if v.size == 0:
+            return "–"
+        if self.minus is not None:
+            w = Col(self.metric, scale=self.scale).values(view, self.minus(key))
+            return f"{v.mean() - w.mean():+.{self.digits}f}" if w.size else "–"
+        if self.spread:
+            return mean_std(v, 1 if self.digits is None else self.digits)
+        return float(v.mean()) if self.digits is None else f"{v.mean():.{self.digits}f}"
+
+
+@dataclass(frozen=True)
 class Results:
     """Our numbers where the paper publishes none: a row per (label cells, cell), a column per metric.
 
-    ``metrics`` are (metric, digits) pairs; a row whose cell was not run is left out.
+    ``metrics`` are (metric, digits) pairs or :class:`Col`; a row whose cell was not run
+    (no value in the first column) is left out. ``transpose``: a row per column.
 
     >>> Results(("learner",), ((("OFS",), ("german", "ofs", {})),)).render(View(pd.DataFrame()))
     'not run'
@@ -246,15 +328,22 @@ class Results:
 
     head: tuple[str, ...]
     rows: tuple[tuple[tuple[Any, ...], Key], ...]
-    metrics: tuple[tuple[str, int], ...] = (("mistakes", 1),)
+    metrics: tuple[tuple[str, int] | Col, ...] = (("mistakes", 1),)
+    transpose: bool = False
 
     def render(self, view: View) -> str:
-        body = []
-        for label, (ds, m, p) in self.rows:
-            if view.values(ds, m, p, self.metrics[0][0]).size:
-                cells = [mean_std(view.values(ds, m, p, k), d) for k, d in self.metrics]
-                body.append([*label, *cells])
-        return markdown_table(body, list(self.head)) if body else "not run"
+        cols = [c if isinstance(c, Col) else Col(*c) for c in self.metrics]
+        body = [
+            [*label, *(c.value(view, key) for c in cols)]
+            for label, key in self.rows
+            if cols[0].values(view, key).size
+        ]
+        if not body:
+            return "not run"
+        if self.transpose:
+            first, *rest = [list(r) for r in zip(self.head, *body, strict=True)]
+            return markdown_table(rest, first)
+        return markdown_table(body, list(self.head))
 
 
 @dataclass(frozen=True)
@@ -462,16 +551,21 @@ def _figure(view: View, f: Figure) -> str:
     rows, sizes = [], set()
     for ax, ds in zip(axes, f.panels, strict=True):
         for line in f.lines:
-            pts = [(x, view.values(ds, line.method, line.params(ds, x), f.metric)) for x in f.x]
+            metric = (line.metric or f.metric).format
+            pts = [(x, line.scale * view.values(ds, line.method, line.params(ds, x), metric(x=x)))
+                   for x in f.x]  # fmt: skip
             sizes |= {v.size for _, v in pts if v.size}
             means = {x: float(v.mean()) for x, v in pts if v.size}
-            if means:
+            if means and line.draw and f.spread:
+                ax.errorbar(*zip(*means.items(), strict=True), capsize=3, marker=f.marker,
+                            yerr=[v.std(ddof=1) if v.size > 1 else 0.0 for _, v in pts if v.size],
+                            linestyle=line.style, color=line.color, label=line.label)  # fmt: skip
+            elif means and line.draw:
                 ax.plot(*zip(*means.items(), strict=True), line.style, color=line.color,
                         marker=f.marker, label=line.label)  # fmt: skip
+            cell = {x: mean_std(v) if f.spread else f"{v.mean():.1f}" for x, v in pts if v.size}
             if line.row is not None and means:
-                rows.append(
-                    [ds, *line.row, *(f"{means[x]:.1f}" if x in means else "–" for x in f.x)]
-                )
+                rows.append([ds, *line.row, *(cell.get(x, "–") for x in f.x)])
         ax.set_xscale(f.xscale)
         ax.set_title(ds)
         ax.set_xlabel(f.xlabel)
