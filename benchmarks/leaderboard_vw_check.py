@@ -4,10 +4,12 @@ The leaderboard (``benchmarks/leaderboard.py``) runs VW with its defaults
 (adaptive, normalised and invariant updates, a bias). Here the same streams
 (same cells, same 10 orders, built by the leaderboard's ``build_streams``)
 are fed to VW without normalised updates, without the bias and with
-evofeat's step scale, beside evofeat's FTRL and AdaGrad with and without
+evofeat's step scale, beside evofeat's FTRL, AdaGrad and NAG (the
+normalised adaptive update VW runs by default, Ross et al. 2013; with
+``invariant=True`` also VW's importance-invariant step) with and without
 their bias, and each is compared with VW's defaults (paired t-test).
 
-    python benchmarks/leaderboard_vw_check.py                      # german, credit-g evolvable
+    python benchmarks/leaderboard_vw_check.py      # german, credit-g, australian evolvable; credit-a trapezoidal
     python benchmarks/leaderboard_vw_check.py --cells wbc/trapezoidal
 
 Writes ``benchmarks/results/leaderboard_vw_check.md``. A diagnosis, not a
@@ -29,7 +31,7 @@ sys.path.insert(0, str(ROOT.parent))
 from benchmarks import leaderboard as lb  # noqa: E402
 from benchmarks.peers import Feed, vw_peers  # noqa: E402
 
-CELLS = ("german/evolvable", "credit-g/evolvable")
+CELLS = ("german/evolvable", "credit-g/evolvable", "australian/evolvable", "credit-a/trapezoidal")
 BASE = "--loss_function logistic --binary --quiet"
 VW = {
     "vw (its defaults, as the leaderboard)": BASE,
@@ -37,7 +39,15 @@ VW = {
     "vw without its bias (--noconstant)": f"{BASE} --noconstant",
     "vw with evofeat's step scale (-l 0.1)": f"{BASE} -l 0.1",
 }
-EVOFEAT = ("ftrl", "adagrad", "ftrl(fit_intercept=False)", "adagrad(fit_intercept=False)")
+EVOFEAT = (
+    "ftrl",
+    "adagrad",
+    "nag",
+    "nag(invariant=True)",
+    "ftrl(fit_intercept=False)",
+    "adagrad(fit_intercept=False)",
+    "nag(fit_intercept=False)",
+)
 
 
 def run_vw(args: str, feeds: list[Feed], first: list[int]) -> list[float]:
@@ -98,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
         "",
         "The leaderboard's streams, VW with one of its defaults switched off at a time, and "
-        "evofeat's FTRL and AdaGrad with and without their bias. Read with "
+        "evofeat's FTRL, AdaGrad and NAG with and without their bias. Read with "
         "[leaderboard_findings.md](leaderboard_findings.md).",
         "",
     ]

@@ -35,6 +35,8 @@ CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("nag", {}),
     ("nag", {"lr": 0.1, "fit_intercept": False}),
     ("nag", {"loss": "square", "lr": 0.1}),
+    ("nag", {"invariant": True, "lr": 2.0}),
+    ("nag", {"invariant": True, "loss": "square", "lr": 1.0}),
 ]
 
 

@@ -134,3 +134,23 @@ def test_zero_value_is_a_value_with_no_step() -> None:
 def test_bad_parameters_are_named(params: dict, field: str) -> None:
     with pytest.raises(InputError, match=field):
         NAG(**params).learn_one({"a": 1.0}, 1)
+
+
+@pytest.mark.parametrize("loss", ["square", "logistic"])
+def test_invariant_step_never_passes_the_label(loss: str) -> None:
+    """``invariant=True``: a huge rate moves the score toward the label, never past it (the gradient step does)."""
+    x: dict[Hashable, float] = {"a": 1.0, "b": -2.0}
+    target = 1.0 if loss == "logistic" else 3.0
+    after = {}
+    for invariant in (False, True):
+        model = NAG(lr=50.0, loss=loss, invariant=invariant)
+        model.learn_one(x, 1 if loss == "logistic" else target)  # from the score 0
+        after[invariant] = model.decision_one(x)
+    assert 0.0 < after[True] < after[False]  # toward the label, less far
+    if loss == "square":
+        assert after[True] < target < after[False]  # the gradient step overshoots
+
+
+def test_invariant_is_a_bool() -> None:
+    with pytest.raises(InputError, match="invariant"):
+        NAG(invariant=1).learn_one({"a": 1.0}, 1)  # type: ignore[arg-type]

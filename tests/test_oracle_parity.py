@@ -207,6 +207,17 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         lambda X, y: onag.nag(X, y, 0.2, "logistic", True, 0.05),
     ),
     ("nag", {"loss": "square", "lr": 0.1}, lambda X, y: onag.nag(X, y, 0.1, "square", True)),
+    ("nag", {"invariant": True}, lambda X, y: onag.nag(X, y, fit_intercept=True, invariant=True)),
+    (
+        "nag",
+        {"invariant": True, "lr": 3.0, "fit_intercept": False},
+        lambda X, y: onag.nag(X, y, 3.0, invariant=True),
+    ),
+    (
+        "nag",
+        {"invariant": True, "loss": "square", "lr": 2.0},
+        lambda X, y: onag.nag(X, y, 2.0, "square", True, invariant=True),
+    ),
     (
         "stsd-regressor",
         {"C": 0.1, "epsilon": 0.1, "radius": 0.7, "budget": 0.45},

@@ -18,6 +18,15 @@ paper's line); with ``fit_intercept``, a bias on a constant input 1 of scale
 stepped with its own accumulator at ``intercept_lr`` (default ``lr``).
 Only ordinary values are fed here, so none of the learner's saturation
 guards is restated.
+
+``invariant``: the importance-invariant update (Karampatziakis and Langford,
+"Online importance weight aware updates", UAI 2011; Vowpal Wabbit's
+``--invariant``). The row's gradient steps ``Delta w_i`` fix a direction and
+"time" ``a = lr h`` with ``h`` the score's move per unit of update; the
+score then follows ``df/dtau = -h dl/df`` for ``tau`` in ``[0, lr]``, and all
+steps are scaled so the score moves that far. Here the flow's end is found
+by bisection on the margin ``m = y f``: ``m' + e^m' = m + e^m + a``
+(logistic), or in closed form ``f' = y - (y - f) e^(-2a)`` (square).
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ def nag(
     loss: str = "logistic",
     fit_intercept: bool = False,
     intercept_lr: float | None = None,
+    invariant: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """NAG: labels (the score for the square loss) and scores."""
     d = X.shape[1]
@@ -64,13 +74,36 @@ def nag(
         N += nx + (1.0 if fit_intercept else 0.0)
         slope = _LOSS[loss](f, float(y[t]))[1]
         q = math.sqrt((t + 1) / N) if N > 0.0 else 0.0
+        step = np.zeros(d)
         for i in cols.tolist():  # lines 13-16
             g = slope * x[i]
             if g == 0.0:
                 continue
             G[i] += g * g
-            w[i] -= lr * q * (g / math.sqrt(G[i])) / s[i]
+            step[i] = lr * q * (g / math.sqrt(G[i])) / s[i]
+        step_b = 0.0
         if fit_intercept and slope != 0.0:
             Gb += slope * slope
-            b -= rate * q * (slope / math.sqrt(Gb))
+            step_b = rate * q * (slope / math.sqrt(Gb))
+        move = -(dot(step, x, cols) + step_b)  # the gradient step's change of the score
+        k = _invariant(loss, f, float(y[t]), move, move / -slope) if invariant and move else 1.0
+        w -= k * step
+        b -= k * step_b
     return labels, scores
+
+
+def _invariant(loss: str, f: float, y: float, move: float, a: float) -> float:
+    """The invariant step's change of the score over the gradient step's ``move`` (``a = lr h``)."""
+    if loss == "square":
+        return (y - (y - f) * math.exp(-2.0 * a) - f) / move
+    m = y * f
+    target = m + math.exp(m) + a
+    # m' + e^m' grows with m'; m' - m <= a and e^m' <= e^m + a bound the root
+    lo, hi = m, min(m + a, math.log(math.exp(m) + a))
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid + math.exp(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+    return y * (0.5 * (lo + hi) - m) / move

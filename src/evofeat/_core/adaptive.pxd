@@ -1,7 +1,7 @@
 # Per-coordinate adaptive steps, shared by linear/_adaptive.pyx (FTRL, AdaGrad, NAG) and ensemble/_fesl.pyx (base=...):
 # FTRL-Proximal's lazy weight and update (McMahan et al. 2013, Algorithm 1), diagonal AdaGrad (Duchi et al. 2011),
 # NAG's rescaled weight and normalised ratio (Ross, Mineiro, Langford 2013, Algorithm 2).
-from libc.math cimport fabs, sqrt
+from libc.math cimport exp, expm1, fabs, log1p, sqrt
 
 from evofeat._core.safe cimport saturate
 
@@ -49,3 +49,43 @@ cdef inline double nag_ratio(double g, double G) noexcept nogil:
     if r < -1.0:
         return -1.0
     return r
+
+
+cdef inline double invariant_shrink(int kind, double D, double slope, double score,
+                                    double y) noexcept nogil:
+    """The factor in ``(0, 1]`` that turns a gradient step into its importance-invariant version.
+
+    The gradient step moves the score by ``-D`` (``D`` = the steps times the
+    row's values); the invariant step (Karampatziakis and Langford 2011, VW's
+    ``--invariant``) follows the loss's gradient flow along the same direction
+    for the same "time" ``a = D / slope``: square loss ``(1 - exp(-2a)) /
+    (2a)``; logistic: ``delta / delta_1`` where ``delta`` (the margin's change)
+    solves ``delta + e^(y f) (e^delta - 1) = a`` (Newton, from the right) and
+    ``delta_1 = a / (1 + e^(y f))`` is the gradient step's.
+    """
+    if D == 0.0 or slope == 0.0:
+        return 1.0
+    cdef double a = D / slope
+    if not (a > 0.0 and a <= 1.7976931348623157e308):
+        return 1.0
+    if kind == 1:
+        return -expm1(-2.0 * a) / (2.0 * a)
+    cdef double E = exp(y * score)
+    cdef double d1 = a / (1.0 + E)
+    if not d1 > 0.0:  # the margin's exponential overflowed: no step to shrink
+        return 1.0
+    cdef double d = d1
+    cdef double hi = log1p(a / E) if E > 0.0 else a  # E (e^delta - 1) <= a
+    if hi < d:
+        d = hi
+    cdef double f, nxt
+    cdef int it
+    for it in range(100):  # convex and increasing: Newton from the right decreases to the root
+        f = d + E * expm1(d) - a
+        if not f > 0.0:
+            break
+        nxt = d - f / (1.0 + E * exp(d))
+        if not nxt < d:
+            break
+        d = nxt
+    return d / d1

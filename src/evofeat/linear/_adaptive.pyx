@@ -10,7 +10,9 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, realloc
 
 from evofeat._core.core cimport Core
-from evofeat._core.adaptive cimport adagrad_step, ftrl_step, ftrl_weight, nag_ratio, nag_rescaled
+from evofeat._core.adaptive cimport (
+    adagrad_step, ftrl_step, ftrl_weight, invariant_shrink, nag_ratio, nag_rescaled,
+)
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
 from evofeat._core.safe cimport MAX, safe_dot, safe_dotn, saturate
 
@@ -162,19 +164,20 @@ cdef class NAGCore(RowScratch):
     the rows learned, ``N`` sums their ``x_i^2 / s_i^2``. With
     ``fit_intercept`` (1), a bias ``intercept`` on a constant input 1 (scale
     1, so it adds 1 to ``N`` on every row) with its accumulator
-    ``intercept_G`` and step scale ``intercept_lr``.
+    ``intercept_G`` and step scale ``intercept_lr``. With ``invariant`` (1),
+    the row's steps are shrunk together to the importance-invariant update.
     """
 
     cdef public double[::1] w
     cdef public double[::1] s
     cdef public double[::1] G
     cdef public double lr, t, N
-    cdef public int loss_kind
+    cdef public int loss_kind, invariant
     cdef public int fit_intercept
     cdef public double intercept, intercept_G, intercept_lr
 
-    _fields = ("w", "s", "G", "lr", "t", "N", "loss_kind", "fit_intercept", "intercept",
-               "intercept_G", "intercept_lr")
+    _fields = ("w", "s", "G", "lr", "t", "N", "loss_kind", "invariant", "fit_intercept",
+               "intercept", "intercept_G", "intercept_lr")
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t m,
                         double* label) noexcept:
@@ -222,15 +225,27 @@ cdef class NAGCore(RowScratch):
         if not self.N > 0.0:  # no value seen yet: every gradient is 0
             return loss
         cdef double q = sqrt(self.t / self.N)
+        cdef double* d = self.scratch(m)  # the gradient steps (lines 13-16), applied below
+        if d == NULL:
+            return loss
+        cdef double db = 0.0, D = 0.0, shrink = 1.0
         for k in range(m):
             i = idx[k]
             g = saturate(slope * val[k])
+            d[k] = 0.0
             if g == 0.0:
                 continue
             G[i] = saturate(G[i] + g * g)
-            w[i] = saturate(w[i] - saturate(self.lr * q * nag_ratio(g, G[i]) / s[i]))
+            d[k] = saturate(self.lr * q * nag_ratio(g, G[i]) / s[i])
         if self.fit_intercept and slope != 0.0:  # input 1, scale 1: the gradient is the slope
             self.intercept_G = saturate(self.intercept_G + slope * slope)
-            self.intercept = saturate(
-                self.intercept - self.intercept_lr * q * nag_ratio(slope, self.intercept_G))
+            db = self.intercept_lr * q * nag_ratio(slope, self.intercept_G)
+        if self.invariant:
+            for k in range(m):
+                D = saturate(D + d[k] * val[k])
+            shrink = invariant_shrink(self.loss_kind, saturate(D + db), slope, score, y)
+        for k in range(m):
+            if d[k] != 0.0:
+                w[idx[k]] = saturate(w[idx[k]] - shrink * d[k])
+        self.intercept = saturate(self.intercept - shrink * db)
         return loss

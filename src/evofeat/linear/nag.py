@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 
-from evofeat.base import OnlineLearner
-from evofeat.ensemble.ogd import LOSSES, LossTask, check_common
+from evofeat.base import InputError, OnlineLearner
+from evofeat.ensemble.ogd import LOSSES, LossTask, check_common, loss_reference
 from evofeat.linear._adaptive import NAGCore
 from evofeat.linear._intercept import InterceptMixin, check_intercept
-from evofeat.linear._safe import MAX
+from evofeat.linear._safe import MAX, dot_reference
 from evofeat.linear.ftrl import run_reference
 
-__all__ = ["NAG", "nag_reference"]
+__all__ = ["NAG", "invariant_shrink_reference", "nag_reference"]
 
 
 class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
@@ -72,15 +75,27 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
         is Algorithm 2 on the features alone.
     intercept_lr
         The bias's step scale (``None``: ``lr``).
+    invariant
+        Replace the row's gradient step by its importance-invariant version
+        (Karampatziakis and Langford 2011; Vowpal Wabbit's ``--invariant``,
+        on by default there): every coordinate's step is shrunk by one
+        factor in ``(0, 1]``, so that the score moves as far as the
+        gradient flow of the loss along the step's direction would move it
+        in the same "time", never past the label. With ``f`` the score,
+        ``D`` the gradient step's move of the score and ``a = D / (dl/df)``:
+        square loss ``(1 - exp(-2a)) / (2a)``; logistic ``delta / delta_1``
+        where ``delta`` solves ``delta + e^(y f) (e^delta - 1) = a`` (by
+        Newton's method; VW uses an approximation of the Lambert W function
+        to 9e-5) and ``delta_1 = a / (1 + e^(y f))``. Off by default: the
+        paper's Algorithm 2 takes the gradient step.
 
     The paper fixes no eta; the default ``lr=0.5`` is Vowpal Wabbit's
     default learning rate (``-l 0.5``), whose ``--normalized --adaptive``
     update (on by default) is this rule, not tuned on evofeat's data sets.
-    VW differs in three details, none a parameter here: it rescales a
-    weight after predicting (the paper, and this learner, before), it
-    counts in ``t`` and ``N`` only rows with a non-zero gradient, and by
-    default it replaces the gradient step with its importance-invariant
-    version (``--invariant``, Karampatziakis and Langford 2011).
+    ``NAG(invariant=True)`` is VW's ``--normalized --adaptive --invariant``
+    up to two details that are not parameters here: VW rescales a weight
+    after predicting (the paper, and this learner, before), and counts in
+    ``t`` and ``N`` only the rows with a non-zero gradient.
 
     Attributes
     ----------
@@ -119,19 +134,28 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
         loss: str = "logistic",
         fit_intercept: bool = True,
         intercept_lr: float | None = None,
+        invariant: bool = False,
     ) -> None:
         self.lr = lr
         self.loss = loss
         self.fit_intercept = fit_intercept
         self.intercept_lr = intercept_lr
+        self.invariant = invariant
 
     def _check_params(self) -> None:
         check_common(self)
         check_intercept(self, "lr")
+        if not isinstance(self.invariant, bool):
+            raise InputError(
+                "invariant must be a bool",
+                expected="True (importance-invariant steps, as VW) or False (the paper's step)",
+                received=repr(self.invariant),
+                fix="pass invariant=False",
+            )
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         rate = self._intercept_rate(self.lr) if self.fit_intercept else None
-        return nag_reference(X, y, self.lr, self.loss, rate)
+        return nag_reference(X, y, self.lr, self.loss, rate, self.invariant)
 
     def _divergence_weights(self) -> np.ndarray:
         """``|w_i| s_i``, the largest part feature ``i`` has had in a score: scale-free, as the weights are not."""
@@ -149,6 +173,7 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
             t=0.0,
             N=0.0,
             loss_kind=LOSSES[self.loss],
+            invariant=int(self.invariant),
             **self._intercept_fields(self.lr, ("intercept", "intercept_G")),
         )
 
@@ -159,28 +184,32 @@ def nag_reference(
     lr: float = 0.5,
     loss: str = "logistic",
     intercept_lr: float | None = None,
+    invariant: bool = False,
 ) -> np.ndarray:
     """Plain-NumPy NAG over a dense stream (NaN = absent); returns the predictions.
 
     ``intercept_lr``: learn a bias with this step scale, its own accumulator
-    and scale 1 (``None``: no bias).
+    and scale 1 (``None``: no bias). ``invariant``: the steps shrunk by
+    :func:`invariant_shrink_reference`.
 
     >>> nag_reference(np.array([[2.0, np.nan], [1.0, 4.0], [4.0, 1.0]]), np.array([1, -1, 1]))
     array([-1.,  1.,  1.])
     """
     d = X.shape[1]
-    w, s, G = np.zeros(d), np.zeros(d), np.zeros(d)
+    w, s, G, step = np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d)
     b, Gb, tN = np.zeros(1), np.zeros(1), np.zeros(2)  # tN: t and N
-    row = iter(X)  # weights() is called once per row, in order
-    a = np.zeros(d)
+    rows = zip(np.nan_to_num(X), y.astype(float), strict=True)  # weights(): once per row, in order
+    cur: dict[str, Any] = {}  # the row: its values, label and rescaled weights
 
     def rescaled(vis: np.ndarray) -> np.ndarray:
-        grow = (a[vis] > s[vis]) & (s[vis] > 0.0)
-        return np.where(grow, w[vis] * (s[vis] / np.where(grow, a[vis], 1.0)), w[vis])
+        a = np.abs(cur["x"][vis])
+        grow = (a > s[vis]) & (s[vis] > 0.0)
+        return np.where(grow, w[vis] * (s[vis] / np.where(grow, a, 1.0)), w[vis])
 
     def weights(vis: np.ndarray) -> np.ndarray:
-        a[:] = np.abs(np.nan_to_num(next(row)))
-        return rescaled(vis)
+        cur["x"], cur["y"] = next(rows)
+        cur["w"] = rescaled(vis)
+        return cur["w"]
 
     def ratio(g: np.ndarray, acc: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -188,34 +217,82 @@ def nag_reference(
         return np.clip(np.where(g == 0.0, 0.0, r), -1.0, 1.0)
 
     def update(vis: np.ndarray, _: np.ndarray, g: np.ndarray) -> None:
-        w[vis] = rescaled(vis)
-        s[vis] = np.maximum(s[vis], a[vis])
-        sv, av = s[vis], a[vis]
+        x = cur["x"][vis]
+        f = dot_reference(cur["w"], x)  # the score again, as run_reference computed it
+        if intercept_lr is not None:
+            f = min(max(f + float(b[0]), -MAX), MAX)
+        slope = loss_reference(loss, f, cur["y"])[1]
+        w[vis] = cur["w"]
+        s[vis] = np.maximum(s[vis], np.abs(x))
+        sv = s[vis]
         with np.errstate(divide="ignore", invalid="ignore"):
-            terms = np.where(sv > 0.0, (av / np.where(sv > 0.0, sv, 1.0)) ** 2, 0.0)
-        nx = float(sum(terms.tolist())) + (intercept_lr is not None)  # left to right
+            terms = np.where(sv > 0.0, (np.abs(x) / np.where(sv > 0.0, sv, 1.0)) ** 2, 0.0)
         tN[0] += 1.0
-        tN[1] = min(tN[1] + nx, MAX)
+        tN[1] = min(tN[1] + (float(sum(terms.tolist())) + (intercept_lr is not None)), MAX)
         if not tN[1] > 0.0:
-            tN[1] = 0.0
             return
         q = np.sqrt(tN[0] / tN[1])
         on = g != 0.0
         cols = np.flatnonzero(vis)[on]
         G[cols] = np.clip(G[cols] + g[on] * g[on], -MAX, MAX)
-        step = np.clip(lr * q * ratio(g[on], G[cols]) / s[cols], -MAX, MAX)
-        w[cols] = np.clip(w[cols] - step, -MAX, MAX)
+        step[:] = 0.0
+        step[cols] = np.clip(lr * q * ratio(g[on], G[cols]) / s[cols], -MAX, MAX)
+        db = 0.0
+        if intercept_lr is not None and slope != 0.0:
+            Gb[:] = np.clip(Gb + slope * slope, -MAX, MAX)
+            db = float(intercept_lr * q * ratio(np.array([slope]), Gb)[0])
+        shrink = 1.0
+        if invariant:
+            D = 0.0
+            for dk, v in zip(step[vis].tolist(), x.tolist(), strict=True):  # left to right
+                D = min(max(D + dk * v, -MAX), MAX)
+            D = min(max(D + db, -MAX), MAX)
+            shrink = invariant_shrink_reference(loss, D, slope, f, cur["y"])
+        w[cols] = np.clip(w[cols] - shrink * step[cols], -MAX, MAX)
+        b[:] = np.clip(b - shrink * db, -MAX, MAX)
 
-    def bias_update(g: float) -> None:
-        if g == 0.0 or not tN[1] > 0.0:
-            return
-        Gb[:] = np.clip(Gb + g * g, -MAX, MAX)
-        rate = lr if intercept_lr is None else intercept_lr
-        q = np.sqrt(tN[0] / tN[1])
-        b[:] = np.clip(b - rate * q * ratio(np.array([g]), Gb), -MAX, MAX)
-
-    intercept = None if intercept_lr is None else (lambda: float(b[0]), bias_update)
+    intercept = None if intercept_lr is None else (lambda: float(b[0]), lambda _: None)
     return run_reference(X, y, loss, weights, update, intercept)
+
+
+def invariant_shrink_reference(loss: str, D: float, slope: float, f: float, y: float) -> float:
+    """The factor that turns a gradient step into its importance-invariant version (see :class:`NAG`).
+
+    ``D``: how far the gradient step moves the score (down); ``slope``:
+    ``dl/df`` at the score ``f`` of label ``y``. The same operations in the
+    same order as the compiled core.
+
+    >>> round(invariant_shrink_reference("square", -0.5, -1.0, 0.0, 1.0), 6)  # a = 0.5
+    0.632121
+    >>> round(invariant_shrink_reference("logistic", -4.0, -0.5, 0.0, 1.0), 6)  # a = 8
+    0.488163
+    >>> invariant_shrink_reference("logistic", 0.0, -0.5, 0.0, 1.0)  # no step
+    1.0
+    """
+    if D == 0.0 or slope == 0.0:
+        return 1.0
+    a = D / slope
+    if not (0.0 < a <= MAX):
+        return 1.0
+    if loss == "square":
+        return -math.expm1(-2.0 * a) / (2.0 * a)
+    try:
+        E = math.exp(y * f)
+    except OverflowError:
+        E = math.inf
+    d1 = a / (1.0 + E)
+    if not d1 > 0.0:
+        return 1.0
+    d = min(d1, math.log1p(a / E) if E > 0.0 else a)
+    for _ in range(100):
+        r = d + E * math.expm1(d) - a
+        if not r > 0.0:
+            break
+        nxt = d - r / (1.0 + E * math.exp(d))
+        if not nxt < d:
+            break
+        d = nxt
+    return d / d1
 
 
 LEARNERS = {"nag": NAG}
