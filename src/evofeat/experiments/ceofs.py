@@ -249,9 +249,10 @@ def _cols(*metrics: Any, digits: int | None = 0, **kw: Any) -> tuple[Col, ...]:
 
 
 def _folds(view: View) -> str:
-    got = sorted({p["folds"] for p in view.results.get("params", ()) if "variant" in p})
+    res = view.results
+    got = sorted({p["folds"] for p in res[res["table"] == "table2"]["params"]}) if len(res) else []
     return (f"Mean ± std over {'/'.join(map(str, got))} folds x {view.n} repeat(s) (column "
-            "orders); features selected per fold.\n")  # fmt: skip
+            "orders); features selected per fold.\n" if got else "")  # fmt: skip
 
 
 def _variants_differ(view: View) -> str:
