@@ -72,18 +72,16 @@ def keep_largest(w: np.ndarray, k: int) -> None:
         w[c] = 0.0
 
 
-def keep_random(w: np.ndarray, k: int, total: int, rng: SplitMix64, always: bool = False) -> None:
+def keep_random(w: np.ndarray, k: int, total: int, rng: SplitMix64) -> None:
     """Keep a uniform ``k``-subset of ``total`` coordinates by selection sampling (Knuth's Algorithm S).
 
     The candidates are the support, by increasing column, then the zero
     coordinates (keeping a zero changes nothing, so they need no draw): the
     j-th candidate is kept if ``u (total - j) < k - kept``; no draw once
-    ``k`` are kept. Without ``always`` a support of at most ``k`` is left
-    alone; with it (``STSD_rand.m``, which masks ``w`` after every update)
-    it is drawn from as well.
+    ``k`` are kept.
     """
     support = [c for c in range(w.size) if w[c] != 0.0]
-    if len(support) <= k and not (always and support):
+    if len(support) <= k:
         return
     kept = 0
     for j, c in enumerate(support):
@@ -124,7 +122,6 @@ def stsd(
     step: str = "paper",
     lr: float = 1.0,
     eps: float = 1e-8,
-    rand_mask: str = "over-budget",
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Predicted labels (0: no decision), scores, and ``w`` after each row.
 
@@ -135,8 +132,7 @@ def stsd(
     perceptron rule), then scaling and truncation; on other rows scaling and
     truncation follow an update only; ``round(B d)`` weights are kept; the
     L1 scaling is skipped by -all and -rand; -rand keeps a uniform subset of
-    all ``d`` coordinates (``rand_mask="always"``: whatever the support's
-    size, as ``STSD_rand.m``). ``project`` overrides the scaling rule.
+    all ``d`` coordinates. ``project`` overrides the scaling rule.
     STSD-I-rand draws from :class:`~oracle.SplitMix64` seeded with ``seed``.
 
     >>> X = np.array([[1.0, np.nan], [1.0, 1.0], [np.nan, 1.0]])
@@ -198,8 +194,7 @@ def stsd(
                 keep_largest(w, k)
             else:
                 support = int(np.count_nonzero(w))
-                always = rand_mask == "always"
-                keep_random(w, k, d if original else support, rng, always)
+                keep_random(w, k, d if original else support, rng)
         history.append(w.copy())
     return labels, scores, history
 

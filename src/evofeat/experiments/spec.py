@@ -357,7 +357,7 @@ class PaperSpec(Paper):
         from evofeat.report.compare import Pair
         from evofeat.report.paper import View
 
-        view, out = View(results), []
+        view, out = View(results, spec=self), []
         for s in self.pair_specs():
             ours = view.values(s.ours[0], s.ours[1], s.ours[2], s.metric)
             theirs = view.values(s.theirs[0], s.theirs[1], s.theirs[2], s.metric)

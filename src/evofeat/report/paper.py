@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,7 @@ __all__ = [
     "Figure",
     "Line",
     "Results",
+    "Search",
     "Table",
     "View",
     "exact",
@@ -75,6 +76,90 @@ ADAPTIVE_SCRIPT = (
 )
 
 
+#: What a :class:`Search` puts in a key's parameters for "the value chosen on this data set".
+CHOSEN = "chosen"
+
+
+@dataclass(frozen=True)
+class Search:
+    """A parameter chosen per data set on held-out search cells; as a section, the search's table.
+
+    ``tables`` lists (search table, reported tables, metric, higher is
+    better): on each data set the value of ``param`` whose search cells have
+    the best mean ``metric`` over every method and run is chosen (ties: the
+    smaller value) for the reported tables. Declared among a paper's
+    sections, it lets any section read a reported cell at the chosen value as
+    ``(data set, method, {**params, param: "chosen", "table": table})``.
+
+    >>> res = pd.DataFrame({"table": ["s", "s", "t", "t"], "dataset": ["d"] * 4,
+    ...     "method": ["m"] * 4, "params": [{"c": 1}, {"c": 10}] * 2, "repeat": [0] * 4,
+    ...     "acc": [0.6, 0.7, 0.5, 0.8]})
+    >>> s = Search("c", (("s", ("t",), "acc", True),))
+    >>> s.chosen(res)
+    {('t', 'd'): 10}
+    >>> from types import SimpleNamespace
+    >>> View(res, spec=SimpleNamespace(sections=(s,))).values("d", "m", {"c": "chosen", "table": "t"}, "acc").tolist()
+    [0.8]
+    """
+
+    param: str
+    tables: tuple[tuple[str, tuple[str, ...], str, bool], ...]
+    title: str = "Parameter search"
+    note: str = ""
+
+    def _means(self, results: pd.DataFrame, table: str, metric: str) -> pd.Series:
+        """The mean ``metric`` per (data set, value) over the cells of ``table``."""
+        sub = results[results["table"] == table]
+        value = sub["params"].map(lambda p: p.get(self.param))
+        return sub.assign(_v=value).groupby(["dataset", "_v"])[metric].mean()
+
+    def chosen(self, results: pd.DataFrame) -> dict[tuple[str, str], Any]:
+        """(reported table, data set) -> the value chosen on the search cells."""
+        out: dict[tuple[str, str], Any] = {}
+        for search, reported, metric, higher in self.tables:
+            for ds, g in self._means(results, search, metric).groupby(level=0):
+                g = g.droplevel(0).sort_index()
+                best = g.idxmax() if higher else g.idxmin()  # first of equals: the smaller
+                best = best.item() if isinstance(best, np.generic) else best
+                out.update({(t, str(ds)): best for t in reported})
+        return out
+
+    def alias(self, results: pd.DataFrame, chosen: Mapping[tuple[str, str], Any]) -> list[Any]:
+        """Per result row, its key at the chosen value (None: not a reported cell at it)."""
+        out: list[Any] = []
+        for t, d, m, p in zip(
+            results["table"], results["dataset"], results["method"], results["params"], strict=True
+        ):
+            at = (t, d) in chosen and p.get(self.param) == chosen[(t, d)]
+            out.append(View.key(d, m, {**p, self.param: CHOSEN, "table": t}) if at else None)
+        return out
+
+    def __call__(self, view: View) -> str:
+        """Per data set: the chosen value and the mean at each value, search runs / reported runs."""
+        res = view.results
+        if res.empty:
+            return ""
+        tables = {t for s, rep, _, _ in self.tables for t in (s, *rep)}
+        grid = sorted({p.get(self.param) for p in res.loc[res["table"].isin(tables), "params"]})
+        rows = []
+        for search, reported, metric, _ in self.tables:
+            for ds in sorted(set(res.loc[res["table"] == reported[0], "dataset"])):
+                one = res[res["dataset"] == ds]
+                s1, s2 = self._means(one, search, metric), self._means(one, reported[0], metric)
+                cells = [f"{_num(s1.get((ds, v)))} / {_num(s2.get((ds, v)))}" for v in grid]
+                rows.append([ds, metric, _num(view.chosen.get((reported[0], ds)), "g"), *cells])
+        head = ["data", "score", f"chosen {self.param}", *(f"{self.param} = {v:g}" for v in grid)]
+        note = f"{self.note}\n\n" if self.note else ""
+        return f"## {self.title}\n\n{note}" + markdown_table(rows, head) + "\n" if rows else ""
+
+
+def _num(value: Any, spec: str = ".3f") -> str:
+    """A number as a table shows it: ``–`` when missing, ``.1e`` from 10^4 on."""
+    if value is None or not np.isfinite(value):
+        return "–"
+    return format(value, ".1e" if abs(value) >= 1e4 else spec)
+
+
 class View:
     """Per-run metrics looked up by (data set, method, parameters), whatever table stored them.
 
@@ -88,6 +173,7 @@ class View:
     def __init__(self, results: pd.DataFrame, out: Path | None = None, spec: Any = None) -> None:
         self.results, self.out, self.spec = results, out, spec
         self.groups: dict[str, pd.DataFrame] = {}
+        self.chosen: dict[tuple[str, str], Any] = {}  # (table, data set) -> a Search's choice
         self.datasets: list[str] = []
         self.n = 0
         if results.empty:
@@ -98,7 +184,16 @@ class View:
                 results["dataset"], results["method"], results["params"], strict=True
             )
         ]
-        for key, group in results.assign(_key=keys).groupby("_key"):
+        search = next((s for s in getattr(spec, "sections", ()) if isinstance(s, Search)), None)
+        self.chosen = search.chosen(results) if search is not None else {}
+        frame = results.assign(_key=keys)
+        if self.chosen:  # the reported cells at the chosen value, also under their Search key
+            assert search is not None
+            at = search.alias(results, self.chosen)
+            hit = np.array([k is not None for k in at], dtype=bool)
+            alias = results[hit].assign(_key=[k for k in at if k is not None])
+            frame = pd.concat([frame, alias])
+        for key, group in frame.groupby("_key"):
             self.groups[str(key)] = group.sort_values("repeat")
         self.datasets = sorted(set(results["dataset"]))
         self.n = int(results.groupby(keys)["repeat"].nunique().max())
@@ -190,7 +285,9 @@ class Table:
     ``columns`` name what precedes the numbers: ``"data"``, ``"algorithm"``
     or a key of the published cell's setting (``"B"``). ``{runs}`` in the
     title is replaced by the repeats run. ``variants`` picks the paper's
-    variants shown (default: all); ``digits`` formats ours.
+    variants shown (default: all); ``digits`` formats ours. ``per`` (one of
+    ``columns``, e.g. ``"algorithm"``) adds, per value of it, the cells run,
+    their mean Δ/σ and how many lie within 1σ and 2σ (the first variant shown).
 
     >>> Table("table2", "Table II (B = 0.5, {runs})", ("data", "algorithm")).key
     'table2'
@@ -202,6 +299,7 @@ class Table:
     note: str = ""
     variants: tuple[str, ...] = ()
     digits: int = 1
+    per: str = ""
 
 
 @dataclass(frozen=True)
@@ -258,7 +356,11 @@ class Figure:
 class Curves:
     """The mean learning curve of each method, one panel per data set (stored curves).
 
-    ``cell(dataset, method)`` is the stored cell whose runs kept their curves.
+    ``cell(dataset, method)`` is the stored cell whose runs kept their curves;
+    ``metric`` the stored curve; ``titles`` a panel's title (default: its
+    data set); ``{runs}`` in the caption the runs its curves had. With
+    ``clip`` > 0, a curve ending above ``clip`` times the panel's median end
+    is left off the scale and named.
 
     >>> Curves("figure1", "Figure 1", "cap", ("german",), {"ofs": "OFS"}, lambda d, m: (d, m, {})).ylabel
     'online average mistake rate'
@@ -272,6 +374,9 @@ class Curves:
     cell: Callable[[str, str], Key]
     xlabel: str = "number of samples"
     ylabel: str = "online average mistake rate"
+    metric: str = "curve_mistake_rate"
+    titles: Mapping[str, str] = field(default_factory=dict)
+    clip: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -282,7 +387,10 @@ class Col:
     multiplied by ``scale``; ``digits=None`` leaves the mean a number (four
     significant digits). ``cell(key)`` reads another cell than the row's
     (e.g. another method at the same point); ``minus(key)``: the signed
-    difference of the means against that cell.
+    difference of the means against that cell. ``marks`` are methods tested
+    against the cell at its data set and parameters (paired t-test, 0.05),
+    each adding ● (that method significantly better), ○ (a tie) or ▼ (worse);
+    ``lower_is_better`` for a metric such as mistakes.
 
     >>> res = pd.DataFrame({"dataset": ["d"] * 2, "method": ["a", "b"], "params": [{}] * 2,
     ...                     "repeat": [0, 0], "acc": [[0.5, 0.7], [0.25, 0.25]]})
@@ -297,6 +405,8 @@ class Col:
     spread: bool = True
     cell: Callable[[Key], Key] | None = None
     minus: Callable[[Key], Key] | None = None
+    marks: tuple[str, ...] = ()
+    lower_is_better: bool = False
 
     def values(self, view: View, key: Key) -> np.ndarray:
         k = self.cell(key) if self.cell else key
@@ -311,8 +421,20 @@ class Col:
             w = Col(self.metric, scale=self.scale).values(view, self.minus(key))
             return f"{v.mean() - w.mean():+.{self.digits}f}" if w.size else "–"
         if self.spread:
-            return mean_std(v, 1 if self.digits is None else self.digits)
+            return mean_std(v, 1 if self.digits is None else self.digits) + self._marks(view, key, v)
         return float(v.mean()) if self.digits is None else f"{v.mean():.{self.digits}f}"
+
+    def _marks(self, view: View, key: Key, v: np.ndarray) -> str:
+        """``" ●○"``: each of ``marks`` against this cell, from that method's side ("–": not paired)."""
+        from evofeat.evaluate.stats import paired_outcome
+
+        ds, _, p = self.cell(key) if self.cell else key
+        out = ""
+        for m in self.marks:
+            w = Col(self.metric, scale=self.scale).values(view, (ds, m, p))
+            o = paired_outcome(w, v, higher_is_better=not self.lower_is_better) if w.size == v.size else ""
+            out += {"win": "●", "tie": "○", "loss": "▼"}.get(o, "–")
+        return f" {out}" if out else ""
 
 
 @dataclass(frozen=True)
@@ -320,14 +442,15 @@ class Results:
     """Our numbers where the paper publishes none: a row per (label cells, cell), a column per metric.
 
     ``metrics`` are (metric, digits) pairs or :class:`Col`; a row whose cell was not run
-    (no value in the first column) is left out. ``transpose``: a row per column.
+    (no value in the first column) is left out. ``transpose``: a row per column. ``rows``
+    may be a function of the :class:`View` (rows that follow what was run).
 
     >>> Results(("learner",), ((("OFS",), ("german", "ofs", {})),)).render(View(pd.DataFrame()))
     'not run'
     """
 
     head: tuple[str, ...]
-    rows: tuple[tuple[tuple[Any, ...], Key], ...]
+    rows: tuple[tuple[tuple[Any, ...], Key], ...] | Callable[[View], list[Any]]
     metrics: tuple[tuple[str, int] | Col, ...] = (("mistakes", 1),)
     transpose: bool = False
 
@@ -335,7 +458,7 @@ class Results:
         cols = [c if isinstance(c, Col) else Col(*c) for c in self.metrics]
         body = [
             [*label, *(c.value(view, key) for c in cols)]
-            for label, key in self.rows
+            for label, key in (self.rows(view) if callable(self.rows) else self.rows)
             if cols[0].values(view, key).size
         ]
         if not body:
@@ -434,8 +557,7 @@ def compare(
             row += ["–", "–"]
             verdicts[variant.name] = "–"
             continue
-        std = float(v.std(ddof=1)) if v.size > 1 else 0.0
-        d = diff_in_std(float(v.mean()), pub.mean, pub.std, std)
+        d = _delta(v, pub)
         ok = judges_exact(spec, view) and exact(v, pub.mean, pub.std)
         row += [mean_std(v, t.digits), f"{d:+.2f}"]
         verdicts[variant.name] = "exact" if ok else verdict(d, spec.signed)
@@ -465,7 +587,30 @@ def _table(spec: PaperSpec, view: View, t: Table) -> str:
     head.append(f"verdict ({' / '.join(v.short for v in shown)})")
     note = f"{t.note}\n\n" if t.note else ""
     body = markdown_table(rows, [*t.columns, *head]) + _extras(spec, view, t)
+    body += _per(spec, view, t)
     return f"## {t.title.format(runs=view.runs())}\n\n{note}{body}\n"
+
+
+def _per(spec: PaperSpec, view: View, t: Table) -> str:
+    """Per value of ``t.per``: the cells run, their mean Δ/σ, how many within 1σ and within 2σ."""
+    if not t.per:
+        return ""
+    first, by = _variants(spec, t)[0], dict[Any, list[float]]()
+    for pub in (p for p in spec.published() if p.table == t.key):
+        v = view.values(*spec.lookup(pub, first.name))
+        if v.size:
+            names = {"data": pub.dataset, "algorithm": pub.label}
+            by.setdefault(names.get(t.per, pub.setting.get(t.per)), []).append(_delta(v, pub))
+    rows = [[g, len(d), f"{np.mean(d):+.2f}", sum(abs(x) <= 1 for x in d),
+             sum(abs(x) <= 2 for x in d)] for g, d in by.items()]  # fmt: skip
+    head = [t.per, "cells", "mean Δ/σ", "within 1σ", "within 2σ"]
+    return f"\n\nPer {t.per} ({first.label}):\n\n" + markdown_table(rows, head) if rows else ""
+
+
+def _delta(v: np.ndarray, pub: Published) -> float:
+    """Our runs' mean against a published cell, in the larger of the two stds (Δ/σ)."""
+    std = float(v.std(ddof=1)) if v.size > 1 else 0.0
+    return diff_in_std(float(v.mean()), pub.mean, pub.std, std)
 
 
 def _extras(spec: PaperSpec, view: View, t: Table) -> str:
@@ -590,22 +735,42 @@ def _figure(view: View, f: Figure) -> str:
 
 def _curves(view: View, c: Curves) -> str:
     fig, axes = new_figure(len(c.panels))
+    sizes = set()
     for ax, ds in zip(axes, c.panels, strict=True):
+        drawn = {}
         for m, label in c.methods.items():
             g = view.groups.get(view.key(*c.cell(ds, m)))
             if g is not None and "curve_rows" in g and not g["curve_rows"].isna().any():
                 rows = np.asarray(g["curve_rows"].iloc[0], dtype=float)
-                rate = np.mean(
-                    [np.asarray(r, dtype=float) for r in g["curve_mistake_rate"]], axis=0
-                )
-                ax.plot(rows, rate, label=label)
-        ax.set_title(ds)
+                rate = np.mean([np.asarray(r, dtype=float) for r in g[c.metric]], axis=0)
+                drawn[label] = (rows, rate)
+                sizes.add(len(g))
+        _clipped(ax, drawn, c.clip)
+        ax.set_title(c.titles.get(ds, ds))
         ax.set_xlabel(c.xlabel)
         ax.set_ylabel(c.ylabel)
         if ax.lines:
             ax.legend(fontsize=7)
+        else:
+            ax.text(0.5, 0.5, "not run", ha="center", va="center", transform=ax.transAxes)
     assert view.out is not None
-    return f"## {c.title}\n\n" + save_figure(fig, view.out, c.name, c.caption)
+    lo, hi = min(sizes, default=0), max(sizes, default=0)
+    runs = f"{lo} runs" if lo == hi else f"{lo} to {hi} runs"  # what this figure's curves had
+    return f"## {c.title}\n\n" + save_figure(fig, view.out, c.name, c.caption.format(runs=runs))
+
+
+def _clipped(ax: Any, curves: dict[str, tuple[np.ndarray, np.ndarray]], clip: float) -> None:
+    """Plot the curves; with ``clip``, one ending above clip x the median end is named, off scale."""
+    typical = float(np.median([y[-1] for _, y in curves.values()])) if curves else 0.0
+    off = {k: y[-1] for k, (_, y) in curves.items() if clip and y[-1] > clip * typical}
+    for label, (x, y) in curves.items():
+        ax.plot(x, y, label=label)
+    kept = [y for k, (_, y) in curves.items() if k not in off]
+    if off and kept:
+        lo, hi = min(float(y.min()) for y in kept), max(float(y.max()) for y in kept)
+        ax.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
+        note = "\n".join(f"{k} off scale (ends at {v:.3g})" for k, v in off.items())
+        ax.text(0.98, 0.97, note, transform=ax.transAxes, ha="right", va="top", fontsize=7)
 
 
 def runtime(view: View) -> str:
@@ -613,6 +778,13 @@ def runtime(view: View) -> str:
     res = view.results
     if res.empty or "seconds" not in res:
         return ""
+    if "n_rows" not in res:  # batch cells (no stream of rows): the seconds per method
+        per = res.dropna(subset=["seconds"]).groupby("method")["seconds"].agg(["count", "sum"])
+        note = getattr(view.spec, "runtime_note", "")
+        rows_ = [[m, int(r["count"]), round(float(r["sum"]), 1)] for m, r in per.iterrows()]
+        table = markdown_table(rows_, ["method", "runs", "seconds"])
+        return (f"## Runtime\n\n{len(res)} runs, {res['seconds'].sum():.1f} s of worker time (wall "
+                f"clock, shared cores{'; ' + note if note else ''}).\n\n{table}\n")  # fmt: skip
     rows = float(res["n_rows"].sum()) if "n_rows" in res else 0.0
     comp = float(res["compute_seconds"].sum()) if "compute_seconds" in res else 0.0
     note = getattr(view.spec, "runtime_note", "")
