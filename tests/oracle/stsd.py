@@ -72,16 +72,18 @@ def keep_largest(w: np.ndarray, k: int) -> None:
         w[c] = 0.0
 
 
-def keep_random(w: np.ndarray, k: int, total: int, rng: SplitMix64) -> None:
+def keep_random(w: np.ndarray, k: int, total: int, rng: SplitMix64, always: bool = False) -> None:
     """Keep a uniform ``k``-subset of ``total`` coordinates by selection sampling (Knuth's Algorithm S).
 
     The candidates are the support, by increasing column, then the zero
     coordinates (keeping a zero changes nothing, so they need no draw): the
     j-th candidate is kept if ``u (total - j) < k - kept``; no draw once
-    ``k`` are kept.
+    ``k`` are kept. Without ``always`` a support of at most ``k`` is left
+    alone; with it (``STSD_rand.m``, which masks ``w`` after every update)
+    it is drawn from as well.
     """
     support = [c for c in range(w.size) if w[c] != 0.0]
-    if len(support) <= k:
+    if len(support) <= k and not (always and support):
         return
     kept = 0
     for j, c in enumerate(support):
@@ -122,6 +124,7 @@ def stsd(
     step: str = "paper",
     lr: float = 1.0,
     eps: float = 1e-8,
+    rand_mask: str = "over-budget",
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Predicted labels (0: no decision), scores, and ``w`` after each row.
 
@@ -132,7 +135,8 @@ def stsd(
     perceptron rule), then scaling and truncation; on other rows scaling and
     truncation follow an update only; ``round(B d)`` weights are kept; the
     L1 scaling is skipped by -all and -rand; -rand keeps a uniform subset of
-    all ``d`` coordinates. ``project`` overrides the scaling rule.
+    all ``d`` coordinates (``rand_mask="always"``: whatever the support's
+    size, as ``STSD_rand.m``). ``project`` overrides the scaling rule.
     STSD-I-rand draws from :class:`~oracle.SplitMix64` seeded with ``seed``.
 
     >>> X = np.array([[1.0, np.nan], [1.0, 1.0], [np.nan, 1.0]])
@@ -194,7 +198,8 @@ def stsd(
                 keep_largest(w, k)
             else:
                 support = int(np.count_nonzero(w))
-                keep_random(w, k, d if original else support, rng)
+                always = rand_mask == "always"
+                keep_random(w, k, d if original else support, rng, always)
         history.append(w.copy())
     return labels, scores, history
 

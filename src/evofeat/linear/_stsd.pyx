@@ -34,11 +34,15 @@ cdef enum:
     KEEP_LARGEST = 0
     KEEP_ALL = 1
     KEEP_RANDOM = 2
+    KEEP_RANDOM_ALWAYS = 3  # STSD_rand.m: the random mask is drawn even when the support fits
 
 #: ``rule`` codes by name: the step (Alg. 2)
 STEP_RULES = {"pa": STEP_PA, "pa-i": STEP_PA_I, "pa-ii": STEP_PA_II, "perceptron": STEP_PERCEPTRON}
 #: ``select`` codes by name: which weights truncation keeps (Alg. 3)
-SELECTIONS = {"largest": KEEP_LARGEST, "all": KEEP_ALL, "random": KEEP_RANDOM}
+SELECTIONS = {
+    "largest": KEEP_LARGEST, "all": KEEP_ALL, "random": KEEP_RANDOM,
+    "random-always": KEEP_RANDOM_ALWAYS,
+}
 
 cdef double TINY_SCALE = 1e-120  # below this, the scale is folded into v
 cdef int64_t ALL_COLS = (<int64_t> 1) << 62
@@ -207,7 +211,7 @@ cdef class STSDCore(Core):
                     wv_fold_l1(&wv, &self.l1)
         if self.select != KEEP_ALL:
             k = budget_limit(self.select, self.budget, self.dim, self.original)
-            if self.hsize > k:
+            if self.hsize > k or (self.select == KEEP_RANDOM_ALWAYS and self.hsize > 0):
                 if self.select == KEEP_LARGEST:
                     while self.hsize > k:
                         wv_evict_min_l1(&wv, &self.l1)

@@ -25,6 +25,8 @@ _MODES = {
     "stsd-i-per": ("perceptron", "largest"),
 }
 _VARIANTS = ("paper", "original-code")
+#: rand_mask -> the truncation of ``stsd-i-rand`` under ``variant="original-code"``
+_RAND_MASKS = {"over-budget": "random", "always": "random-always"}
 _TINY_SCALE = 1e-120  # below this, the scale is folded into v (as on the compiled path)
 
 
@@ -137,6 +139,12 @@ def _projects(project: bool | None, variant: str, select: str) -> bool:
     return project
 
 
+def _select(mode: str, rand_mask: str) -> tuple[str, str]:
+    """(step rule, truncation) of ``mode``; ``stsd-i-rand``'s truncation follows ``rand_mask``."""
+    rule, select = _MODES[mode]
+    return rule, (_RAND_MASKS[rand_mask] if select == "random" else select)
+
+
 class STSD(OnlineLearner):
     """STSD and its variants: PA steps on a feature space that grows, kept sparse.
 
@@ -162,7 +170,11 @@ class STSD(OnlineLearner):
     then scaling and truncation; on other rounds scaling and truncation follow
     an update only; truncation keeps ``round(B d)`` weights (no minimum of 1);
     ``stsd-i-all`` and ``stsd-i-rand`` skip the scaling, and ``stsd-i-rand``
-    keeps a uniform random ``round(B d)``-subset of all ``d`` coordinates.
+    keeps a uniform random ``round(B d)``-subset of all ``d`` coordinates
+    when the support is larger than that (``rand_mask="over-budget"``), or,
+    as ``STSD_rand.m`` does, whenever it truncates (``rand_mask="always"``:
+    a support that fits the budget still loses each coordinate outside the
+    draw; the same on rows with no zero, as after the authors' preprocessing).
     The drivers' ``lambda = 0.001`` is ``radius = 1 / sqrt(lambda)``.
 
     ``step="adagrad"`` is not the paper's: it replaces the global step
@@ -222,6 +234,12 @@ class STSD(OnlineLearner):
         ``docs/reports/investigations/adaptive_variants.md``).
     eps
         Added to ``G_i`` under the square root by ``step="adagrad"``.
+    rand_mask
+        When ``stsd-i-rand`` draws its random subset under
+        ``variant="original-code"``: ``"over-budget"`` (only when the support
+        exceeds ``round(B d)``) or ``"always"`` (after every update and on the
+        first row of a stage, whatever the support: ``STSD_rand.m``'s
+        ``w_t = w_t .* v_idx``).
 
     Attributes
     ----------
@@ -282,6 +300,7 @@ class STSD(OnlineLearner):
         step: str = "paper",
         lr: float = 1.0,
         eps: float = 1e-8,
+        rand_mask: str = "over-budget",
     ) -> None:
         self.mode = mode
         self.C = C
@@ -293,6 +312,7 @@ class STSD(OnlineLearner):
         self.step = step
         self.lr = lr
         self.eps = eps
+        self.rand_mask = rand_mask
 
     def _check_params(self) -> None:
         _check_common(self)
@@ -320,9 +340,23 @@ class STSD(OnlineLearner):
             "pass seed=0",
         )
         _check_step(self)
+        _check(
+            self.rand_mask in _RAND_MASKS,
+            "unknown rand_mask",
+            " or ".join(_RAND_MASKS),
+            self.rand_mask,
+            "pass rand_mask='over-budget' (or 'always', STSD_rand.m's rule)",
+        )
+        _check(
+            self.rand_mask == "over-budget" or self.variant == "original-code",
+            "rand_mask='always' is a rule of the authors' code (STSD_rand.m)",
+            "variant='original-code' with rand_mask='always'",
+            self.variant,
+            "pass variant='original-code', or rand_mask='over-budget'",
+        )
 
     def _make_state(self, capacity: int) -> STSDCore:
-        rule, select = _MODES[self.mode]
+        rule, select = _select(self.mode, getattr(self, "rand_mask", "over-budget"))
         return STSDCore(
             v=np.zeros(capacity),
             heap=np.zeros(capacity, np.int64),
@@ -390,6 +424,7 @@ def stsd_reference(
     step: str = "paper",
     lr: float = 1.0,
     eps: float = 1e-8,
+    rand_mask: str = "over-budget",
 ) -> np.ndarray:
     """Plain-NumPy STSD over a dense stream (NaN = absent); returns the predictions.
 
@@ -405,7 +440,7 @@ def stsd_reference(
     array([ 0.,  1., -1.])
     """
     n, d = X.shape
-    rule, select = _MODES[mode]
+    rule, select = _select(mode, rand_mask)
     original = variant == "original-code"
     proj = _projects(project, variant, select)
     v, G = np.zeros(d), np.zeros(d)
@@ -471,7 +506,8 @@ def stsd_reference(
                 scale = 1.0
         k = budget_limit(select, budget, dim, original)
         support = np.flatnonzero(v)
-        if select != "all" and support.size > k:
+        always = select == "random-always" and support.size > 0
+        if select != "all" and (support.size > k or always):
             # evict the smallest |w| first, the higher column first among ties
             if select == "largest":
                 drop = support[np.lexsort((-support, np.abs(v[support])))[: support.size - k]]
