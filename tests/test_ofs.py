@@ -226,6 +226,37 @@ def test_pickle_and_clone() -> None:
     assert model.clone().predict_one(x) is None
 
 
+def test_truncate_by_reranks_when_the_scale_folds() -> None:
+    """Sparse real rows and the decay 1 - 0.2 * 4 a row: w's scale falls below 1e-100 and is folded
+    into v, so the ranks of support members absent from later rows must be re-expressed too
+    (without that, 7 of these 400 labels differ from the reference)."""
+    rng = np.random.default_rng(5)
+    X = np.zeros((400, 30))
+    for t in range(400):
+        X[t, rng.choice(30, 4, replace=False)] = rng.standard_normal(4)
+    y = np.where(rng.standard_normal(400) + X[:, 0] - X[:, 1] > 0, 1, -1)
+    params = {"budget": 0.3, "step": "adagrad", "truncate_by": "sum", "l2": 4.0}
+    res = prequential(OFS(**params), full(X, y), keep_predictions=True)
+    np.testing.assert_array_equal(res.labels, ofs_reference(X, y, "ofs", **params))
+
+
+def test_truncate_by_state_survives_pickle_and_model_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from evofeat import io
+
+    X, y = _dense(n=160, d=12, seed=3)
+    model = OFS(budget=0.3, step="adagrad", truncate_by="sum", l2=4.0)  # the scale folds too
+    prequential(model, full(X[:80], y[:80]))
+    copies = [pickle.loads(pickle.dumps(model)), io.load(io.save(model, tmp_path / "ofs"))]
+    for m in [model, *copies]:
+        prequential(m, full(X[80:], y[80:]))
+    for c in copies:
+        assert c.coef_ == model.coef_
+        assert c.selected_features_ == model.selected_features_
+    whole = OFS(budget=0.3, step="adagrad", truncate_by="sum", l2=4.0)
+    prequential(whole, full(X, y))
+    assert whole.coef_ == model.coef_
+
+
 def test_sparse_high_dimensional_support_is_the_heap() -> None:
     X, y = _sparse_binary(n=2000, d=200_000, nnz=5, seed=9)
     model = OFS(budget_count=50)
