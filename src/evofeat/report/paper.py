@@ -419,7 +419,7 @@ class Col:
             return "–"
         if self.minus is not None:
             w = Col(self.metric, scale=self.scale).values(view, self.minus(key))
-            return f"{v.mean() - w.mean():+.{self.digits}f}" if w.size else "–"
+            return f"{v.mean() - w.mean():+.{self.digits or 0}f}" if w.size else "–"  # None: whole
         if self.spread:
             return mean_std(v, 1 if self.digits is None else self.digits) + self._marks(view, key, v)
         return float(v.mean()) if self.digits is None else f"{v.mean():.{self.digits}f}"
