@@ -53,22 +53,12 @@ SEARCH_RUNS = 3  # held-out runs that choose c
 SEARCH_SEED = 1000  # search run r uses seed 1000 + r (reported runs: seed r)
 OVERLAP = 10  # B of the synthetic data sets (the paper: "5 or 10")
 PREPROCESS = "minmax"  # features scaled to [0, 1] over all rows before S2 = S1 G
-REUTERS_VIEWS = (
-    "EN",
-    "FR",
-    "GR",
-    "IT",
-    "SP",
-)  # presumed order of reuters1200-view1..5 (unverified)
+# presumed order of reuters1200-view1..5 (unverified)
+REUTERS_VIEWS = ("EN", "FR", "GR", "IT", "SP")
 REUTERS_OVERLAP = 50
 REUTERS_RUNS = 3
 REUTERS_POSITIVE = 0  # class code 0 (label 1 of the files) against the other five topics
-REUTERS_FIGURE = (
-    ("EN", "SP"),
-    ("FR", "SP"),
-    ("GR", "EN"),
-    ("IT", "FR"),
-)  # the paper's Figure 3 (e-h)
+REUTERS_FIGURE = (("EN", "SP"), ("FR", "SP"), ("GR", "EN"), ("IT", "FR"))  # Figure 3 (e-h)
 QUICK_SETS = ("australian", "diabetes")
 
 
