@@ -45,7 +45,7 @@ REQUIRED_NAMES = {
 #: The sets the papers used that the shared folder lacks (datasets/data/papers_data.json).
 PAPERS_DATA = {
     "codrna", "gisette", "gisette-train", "sensit-vehicle", "protein", "kddcup08", "cifar10-ofs",
-    "rfid",
+    "rfid", "mnist-full",
 }  # fmt: skip
 BUNDLED = {
     "german", "svmguide3", "australian", "diabetes", "splice", "credit-a", "credit-g",

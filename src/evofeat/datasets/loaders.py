@@ -35,6 +35,7 @@ from .readers import (
     warn_zero_based,
 )
 from .registry import DATA_DIR, DatasetEntry, find, resolve
+from .registry import fullest as fullest_entry
 from .textio import iter_blocks, open_binary
 
 __all__ = ["load", "stsd_german_permutations"]
@@ -351,15 +352,19 @@ def _arff_frame(data: bytes, where: str) -> tuple[pd.DataFrame, bool, dict[str, 
 
 
 def _load_idx(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
-    images = read_idx(read_bytes(paths[0]), str(paths[0]))
-    labels = read_idx(read_bytes(paths[1]), str(paths[1]))
-    if images.shape[0] != labels.shape[0]:
-        raise DataFormatError(
-            f"{paths[0]} holds {images.shape[0]} images but {paths[1]} holds "
-            f"{labels.shape[0]} labels; they must be the matching pair of files."
-        )
-    X = images.reshape(images.shape[0], -1).astype(np.float64)
-    return X, labels.astype(np.float64)
+    """Pairs of (images, labels) files, their rows stacked in file order (mnist-full: train, test)."""
+    Xs, ys = [], []
+    for img, lab in zip(paths[::2], paths[1::2], strict=True):
+        images = read_idx(read_bytes(img), str(img))
+        labels = read_idx(read_bytes(lab), str(lab))
+        if images.shape[0] != labels.shape[0]:
+            raise DataFormatError(
+                f"{img} holds {images.shape[0]} images but {lab} holds "
+                f"{labels.shape[0]} labels; they must be the matching pair of files."
+            )
+        Xs.append(images.reshape(images.shape[0], -1).astype(np.float64))
+        ys.append(labels.astype(np.float64))
+    return np.vstack(Xs), np.concatenate(ys)
 
 
 def _load_sparse_nolabel(
@@ -396,6 +401,7 @@ def load(
     header: bool | None = None,
     sep: str | None = None,
     zero_based: bool | str = "auto",
+    fullest: bool = False,
 ) -> Dataset:
     """Load a registered data set, or a user's own file, as a :class:`Dataset`.
 
@@ -441,6 +447,11 @@ def load(
         Whether a user's LIBSVM file numbers its features from 0. ``"auto"``:
         1-based unless index 0 appears (then a :class:`ZeroBasedWarning`
         says the file is read as 0-based). Registered files are 1-based.
+    fullest : bool, default=False
+        Load the registered set that holds the named set's rows and more
+        (:func:`~evofeat.datasets.registry.fullest`: ``mnist-full``, MNIST's
+        training then test split, for ``mnist``) when all its files are here,
+        else the named set; the Dataset's ``name`` says which was loaded.
 
     Returns
     -------
@@ -482,6 +493,8 @@ def load(
     if task is not None and task not in TASKS:
         raise ValueError(f"task must be one of {TASKS} or None, got {task!r}")
     target = resolve(name_or_path)
+    if fullest and isinstance(target, DatasetEntry):
+        target = fullest_entry(target)
     paths = find(name_or_path if isinstance(target, Path) else target.name)
     entry = target if isinstance(target, DatasetEntry) else None
     if entry is not None:

@@ -42,6 +42,7 @@ __all__ = [
     "Status",
     "cache_dir",
     "find",
+    "fullest",
     "get_entry",
     "how_to_get",
     "list_datasets",
@@ -620,6 +621,27 @@ def needs_data(name: str | DatasetEntry) -> str:
     if not entry.public:
         return f"needs data {entry.name}: not public ({_why_not_public(entry)})"
     return f"needs data {entry.name}: {how_to_get(entry).splitlines()[0]}"
+
+
+def fullest(name: str | DatasetEntry) -> DatasetEntry:
+    """The registered set that extends ``name`` with more rows when all its files are here, else ``name``'s.
+
+    A set declares ``"extends": NAME`` (``papers_data.json``) when its files
+    are NAME's rows plus more: ``mnist-full`` (MNIST's training split, then
+    the test split that ``mnist`` holds) extends ``mnist``. Used by
+    ``load(NAME, fullest=True)``.
+
+    Examples
+    --------
+    >>> from evofeat.datasets.registry import fullest, get_entry
+    >>> get_entry("mnist-full").options["extends"], fullest("german").name
+    ('mnist', 'german')
+    """
+    entry = _entry(name)
+    for other in _catalog()[0].values():
+        if other.options.get("extends") == entry.name and None not in other.locate():
+            return other
+    return entry
 
 
 def status(name: str | DatasetEntry) -> Status:

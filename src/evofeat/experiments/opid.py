@@ -132,11 +132,15 @@ def protocol_setting(name: str, learner: str) -> protocols.Setting:
 
 @cache
 def _data(key: str) -> tuple[np.ndarray, np.ndarray]:
-    """The rows of the setting's classes, constant columns dropped if asked, min-max to [0, 1]."""
+    """The rows of the setting's classes, constant columns dropped if asked, min-max to [0, 1].
+
+    MNIST: train + test (``mnist-full``, 70,000 rows, as the paper) once the training split is
+    downloaded, else the test split alone (``load(..., fullest=True)``).
+    """
     from evofeat.datasets import load, preprocess
 
     s = SETTINGS[key]
-    ds = load(s.source)
+    ds = load(s.source, fullest=True)
     names = np.asarray([str(c) for c in ds.classes]) if ds.task == "multiclass" else None
     labels = ds.y if names is None else names[ds.y]
     keep = (
