@@ -100,22 +100,31 @@ VARIANTS: dict[str, dict[str, Any]] = {
 #: shown beside the counted variant, not counted. OFS: AdaGrad with the paper's |w| truncation and
 #: eta (the previous run's counted variant); the counted truncation at the paper's eta; and the
 #: counted variant with the paper's decay 1 - 0.2 * 0.01 and radius 10 (l2 = 0.0004: with lr = 5
-#: the counted one decays w by 1 - 5 * 0.01 a row), added after the counted results were seen. FESL: over AdaGrad at lr 0.1 (the previous run's
-#: counted variant) and over FTRL at alpha 0.1.
+#: the counted one decays w by 1 - 5 * 0.01 a row), added after the counted results were seen.
+#: FESL: over AdaGrad at lr 0.1 (the previous run's counted variant) and over FTRL at alpha 0.1.
 EXTRA: dict[str, dict[str, dict[str, Any]]] = {
     "ofs": {
-        "weight": {"step": "adagrad"},
-        "sum02": {"step": "adagrad", "truncate_by": "sum"},
-        "decay": {"step": "adagrad", "truncate_by": "sum", "lr": 5.0, "l2": 0.0004, "radius": 10.0},
+        "adagrad-truncate-w": {"step": "adagrad"},
+        "sum-lr-0.2": {"step": "adagrad", "truncate_by": "sum"},
+        "sum-paper-decay": {
+            "step": "adagrad",
+            "truncate_by": "sum",
+            "lr": 5.0,
+            "l2": 0.0004,
+            "radius": 10.0,
+        },
     },
-    "fesl": {"lr01": {"base": "adagrad", "lr": 0.1}, "ftrl": {"base": "ftrl", "lr": 0.1}},
+    "fesl": {
+        "adagrad-lr-0.1": {"base": "adagrad", "lr": 0.1},
+        "ftrl-lr-0.1": {"base": "ftrl", "lr": 0.1},
+    },
 }
 EXTRA_NAME = {
-    "weight": "AdaGrad, lr 0.2, truncation by abs(w)",
-    "sum02": "AdaGrad, lr 0.2, truncation by abs(w) sqrt(G)",
-    "decay": "as counted, the paper's decay and ball (l2 0.0004, radius 10)",
-    "lr01": "AdaGrad base, lr 0.1",
-    "ftrl": "FTRL base, lr 0.1",
+    "adagrad-truncate-w": "AdaGrad, lr 0.2, truncation by abs(w)",
+    "sum-lr-0.2": "AdaGrad, lr 0.2, truncation by abs(w) sqrt(G)",
+    "sum-paper-decay": "as counted, the paper's decay and ball (l2 0.0004, radius 10)",
+    "adagrad-lr-0.1": "AdaGrad base, lr 0.1",
+    "ftrl-lr-0.1": "FTRL base, lr 0.1",
 }
 
 
