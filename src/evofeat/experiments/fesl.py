@@ -16,6 +16,7 @@ Examples
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -25,6 +26,7 @@ import pandas as pd
 
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
+from evofeat.experiments.finish import missing_data
 from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
 from evofeat.report import markdown_table, published
 from evofeat.report.compare import Row
@@ -42,6 +44,8 @@ from evofeat.report.paper import (
 )
 
 __all__ = ["PAPER", "SYNTHETIC", "Spec"]
+
+Key = tuple[str, str, dict[str, Any]]  # a stored cell: (data set, method, parameters)
 
 METHODS = ("nogd", "rogd-u", "rogd-f", "fesl-c", "fesl-s")
 PAPER_NAME = dict(zip(METHODS, ("NOGD", "ROGD-u", "ROGD-f", "FESL-c", "FESL-s"), strict=True))
@@ -130,14 +134,7 @@ def _view(i: int) -> Any:
 
 def _reuters_available() -> bool:
     """Whether the Reuters sample's five views are on this machine (``EVOFEAT_DATA``)."""
-    from evofeat.datasets.registry import find
-
-    try:
-        for i in range(1, 6):
-            find(f"reuters1200-view{i}")
-    except Exception:  # DataNotFoundError: the shared data folder is not mounted here
-        return False
-    return True
+    return missing_data(f"reuters1200-view{i}" for i in range(1, 6)) is None
 
 
 def _paper_table1() -> dict[str, dict[str, Any]]:
@@ -248,7 +245,7 @@ def _ours(pub: Published) -> str:
     return pub.dataset if pub.table == "table2" else _pair(*pub.dataset[2:].split("-"))
 
 
-def _at(table: str, ds: str, method: str, overlap: int | None = None) -> tuple[Any, ...]:
+def _at(table: str, ds: str, method: str, overlap: int | None = None) -> Key:
     """A reported cell at the c chosen on its search runs (the :class:`Search` declared below)."""
     B = overlap or (REUTERS_OVERLAP if table == "reuters" else OVERLAP)
     return ds, method, {"c": CHOSEN, "overlap": B, "table": table}
@@ -265,8 +262,13 @@ def _published() -> list[Published]:
     ]  # fmt: skip
 
 
-def _lookup(pub: Published, variant: str = "") -> tuple[Any, ...]:
+def _lookup(pub: Published, variant: str = "") -> tuple[str, str, dict[str, Any], str]:
     return (*_at(pub.table, _ours(pub), pub.method), "accuracy")
+
+
+def _method(m: str) -> Callable[[Key], Key]:
+    """The cell of method ``m`` at another cell's point (a column of a :class:`Results` row)."""
+    return lambda k: (k[0], m, k[2])
 
 
 def _rogd_u(ds: str) -> float:
@@ -279,11 +281,12 @@ def _comparison(results: pd.DataFrame) -> list[Row]:
     for pub in _published():
         v, c = view.values(*_lookup(pub)), view.chosen.get((pub.table, _ours(pub)))
         cmd = v.size and pub.table == "table2" and c is not None
+        lr = {"lr": 1.0 / c} if c is not None else {}
         row = Row("fesl", "table2", pub.dataset, pub.label, "" if c is None else f"c={c:g}",
                   pub.mean, pub.std, float(v.mean()) if v.size else np.nan,
                   float(v.std(ddof=1)) if v.size > 1 else np.nan,
                   command=protocols.command("fesl", pub.dataset, pub.method, v.size,
-                                            params={"lr": 1.0 / c}) if cmd else "")  # fmt: skip
+                                            params=lr) if cmd else "")  # fmt: skip
         row.explanation_id = explain("fesl", row)
         rows.append(row)
     return rows
@@ -529,7 +532,7 @@ PAPER = PaperSpec(
         "switch at the chosen c for B = 5, 10 (Table 2) and 2 d2 (enough rows for a full-rank map), "
         "and the paper's ROGD-u.\n",
         Results(("data", "d2", "B", "paper ROGD-u", *PAPER_NAME.values()), _overlap_rows,
-                tuple(Col("accuracy", 3, cell=lambda k, m=m: (k[0], m, k[2])) for m in METHODS)),
+                tuple(Col("accuracy", 3, cell=_method(m)) for m in METHODS)),
         _overlap_note,
         Table("reuters", f"Reuters (not comparable to the paper; B = {REUTERS_OVERLAP})",
               ("data", "algorithm"), _REUTERS, digits=3),
