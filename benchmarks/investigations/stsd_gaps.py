@@ -35,21 +35,35 @@ row orders and learner seeds) with one change each:
 Schedule-independent hypotheses run on two bases: the protocol's schedule and
 4 stages everywhere. Every hypothesis is applied to every cell of the five
 data sets (Table II; Table III STSD-I, STSD-I-all, STSD-I-per), so a reader
-sees what it breaks as well as what it fixes; STSD-I-rand is left out (its
-cells wait on MATLAB's random stream, ``stsd-rand-stream``).
+sees what it breaks as well as what it fixes.
+
+``--rand`` runs STSD-I-rand's own hypotheses on its 18 cells (the six data
+sets, german included): the schedule (``STSD_rand.m``'s 10 stages, the
+protocol, against 4), the C the drivers pass to ``STSD_rand`` (1e4, 100,
+1e-4) on either schedule, STSD-I's C per data set, the grid C with the
+fewest mistakes, the mask rule of ``STSD_rand.m`` (our learner with
+``rand_mask="always"``, and :func:`stsd_rand_m`, the file transliterated
+line by line with NumPy's permutation for ``randperm``) and two other
+readings of "randomly selected features" (one subset per stage, a new
+subset every row). ``--spambase-orders SETS`` runs spambase's cells on SETS
+independent sets of 20 random orders.
 
     python benchmarks/investigations/stsd_gaps.py --repeats 5            # screen
     python benchmarks/investigations/stsd_gaps.py --repeats 20 --only ... # confirm
+    python benchmarks/investigations/stsd_gaps.py --rand --repeats 20      # STSD-I-rand
+    python benchmarks/investigations/stsd_gaps.py --spambase-orders 50     # spambase
         [--out docs/reports/investigations/stsd_gaps.json]
 
 Needs the shared data folder (``EVOFEAT_DATA``). CPU: under a second a run
-(a8a), about 12 s a hypothesis at 5 orders.
+(a8a), about 12 s a hypothesis at 5 orders; ``--rand`` about 4 min for our
+learner's 13 hypotheses and 4 min for each transliterated one (a8a, magic04) at 20 orders.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -406,7 +420,7 @@ def page_tables(saved: dict[str, Any]) -> str:
     """The page's tables from the saved JSON: screen and confirmation counts, C profile, the 26 cells."""
     paper, unexplained = saved["paper"], set(saved["unexplained"])
     out = []
-    for label in (k for k in saved if k.endswith("orders")):
+    for label in (k for k in saved if k.endswith("orders") and not k.startswith("rand")):
         out += [f"#### {label}", "", "| hypothesis | group | unexplained within 2σ | "
                 "unexplained within 1σ | others within 2σ |", "| --- | --- | --- | --- | --- |"]  # fmt: skip
         for name, h in saved[label].items():
@@ -445,7 +459,46 @@ def page_tables(saved: dict[str, Any]) -> str:
             label = _label(k) + (" (B = 0.2, 0.5, 0.8)" if m == "STSD-I-all" else "")
             vals = [_fmt(conf[h]["cells"][k]) for h in cols]
             out.append(f"| {label} | {paper[k][0]} ± {paper[k][1]} | " + " | ".join(vals) + " |")
+    for label in (k for k in saved if k.startswith("rand:")):
+        out += rand_page_tables(saved, label)
     return "\n".join(out)
+
+
+#: The columns of the page's per-cell STSD-I-rand table.
+RAND_COLUMNS = (
+    ("protocol (10 stages)", "protocol (drivers' schedule: 10 stages, C = 0.1)"),
+    ("4 stages", "4 stages (stsd-published)"),
+    ("4 stages, orders seed 1000", "4 stages, another 20 orders (seed 1000)"),
+    ("C = 1e4, 10 stages", "C = 1e4 (experiment1.m)"),
+    ("C = 1e4, 4 stages", "C = 1e4 (experiment1.m) [4 stages]"),
+    ("STSD_rand.m, 10 stages", "STSD_rand.m line by line (randperm) [10 stages]"),
+    ("STSD_rand.m, 4 stages", "STSD_rand.m line by line (randperm) [4 stages]"),
+)
+
+
+def rand_page_tables(saved: dict[str, Any], label: str) -> list[str]:
+    """The STSD-I-rand counts per hypothesis, then the cells under the main hypotheses (mean, z)."""
+    outside, hs = set(saved.get("rand outside", [])), saved[label]
+    keys = list(next(iter(hs.values()))["cells"])
+    out = [f"#### STSD-I-rand, {label.removeprefix('rand: ')}", ""]
+    out += ["| hypothesis | group | outside in the report: within 2σ | others within 2σ |"]
+    out += ["| --- | --- | --- | --- |"]
+    for name, h in hs.items():
+        u = [abs(h["cells"][k][2]) <= 2 for k in keys if k in outside]
+        o = [abs(h["cells"][k][2]) <= 2 for k in keys if k not in outside]
+        out.append(f"| {name} | {h['group']} | {sum(u)} of {len(u)} | {sum(o)} of {len(o)} |")
+    cols = [(short, name) for short, name in RAND_COLUMNS if name in hs]
+    out += ["", "| cell | paper | " + " | ".join(short for short, _ in cols) + " |"]
+    out += ["| --- | --- |" + " --- |" * len(cols)]
+    for k in keys:
+        _, d, _, b = k.split("|")
+        vals = [
+            f"{hs[name]['cells'][k][0]:.1f} ({hs[name]['cells'][k][2]:+.1f})" for _, name in cols
+        ]
+        pm, ps = saved["paper"][k]
+        star = " *" if k in outside else ""
+        out.append(f"| {d} B={b}{star} | {pm} ± {ps} | " + " | ".join(vals) + " |")
+    return out + [""]
 
 
 def save(path: Path, results: dict[str, Any], repeats: int) -> None:
@@ -487,6 +540,305 @@ def write(path: Path, saved: dict[str, Any]) -> None:
     path.write_text("{\n" + ",\n".join(blocks) + "\n}\n")
 
 
+# --- STSD-I-rand (``--rand``) -------------------------------------------------------------------
+
+RAND = "stsd-i-rand"
+RAND_DATASETS = (*DATASETS, "german")
+#: C of STSD_rand in the drivers: ``..._experiment1.m`` (a8a) 1e4, ``..._experiment2.m`` (a8a)
+#: 100, ``..._experiment3.m`` (german) 1e-4; the protocol passes 0.1 (the text's) elsewhere.
+RAND_DRIVER_C = {
+    "1e4 (experiment1.m)": 1e4,
+    "100 (experiment2.m)": 100.0,
+    "1e-4 (experiment3.m)": 1e-4,
+}
+#: The rand grid of the C rule: the drivers' grid and their two larger rand values.
+RAND_C_GRID = (*C_GRID, 1e4)
+TEN = _sp(fractions=list(STSD_FRACTIONS_10))
+#: The hypothesis the rand verdict rests on: 4 stages (today's ``stsd-published``).
+RAND_FINAL = "4 stages (stsd-published)"
+
+
+def stsd_rand_m(
+    X: np.ndarray,
+    Y: np.ndarray,
+    order: np.ndarray,
+    budget: float,
+    C: float,
+    dimen: list[float],
+    rng: np.random.Generator,
+    draw: str = "update",
+) -> int:
+    """``STSD_rand.m`` line by line (algorithm 1, PA-I), with NumPy's permutation for ``randperm``.
+
+    Mistakes over the rows ``order`` of the preprocessed ``X``. MATLAB's
+    rules as written: stage ``j = max(floor((t-1)/step), 1)``, ``step =
+    max(1, floor(n / K))``, row ``t`` sees ``max(1, floor(dimen(j) d))``
+    columns; a mistake when ``y f <= 0``; an update when ``y f <= 1`` with
+    ``tau = min(C, (1 - y f) / ||x||)``; after an update on a row of an old
+    stage, ``w`` keeps a fresh random ``round(B len(w))`` of its ``len(w)``
+    coordinates (``randperm``, whatever the support); on the first row of a
+    new stage ``w`` is extended by ``tau y x_new`` (``tau`` of the last
+    update) and masked the same way. ``draw`` reads the mask otherwise (not
+    the file): ``"stage"`` draws one subset per stage and applies it after
+    every update; ``"row"`` redraws and applies it on every row, updated or
+    not.
+    """
+    n, d = len(order), X.shape[1]
+    K = len(dimen)
+    step = max(1, int(math.floor(1 / K * n)))
+    w = np.zeros(max(1, int(math.floor(dimen[0] * d))))
+    err, tau, mask = 0, 0.0, None
+
+    def masked(w: np.ndarray, fresh: bool) -> np.ndarray:
+        nonlocal mask
+        if fresh or mask is None or mask.size != w.size:
+            k = int(math.floor(budget * w.size + 0.5))  # MATLAB round
+            mask = np.zeros(w.size)
+            mask[rng.permutation(w.size)[:k]] = 1.0
+        return w * mask
+
+    for t in range(1, n + 1):
+        j = max((t - 1) // step, 1)
+        x = X[order[t - 1], : max(1, int(math.floor(dimen[j - 1] * d)))]
+        grow = x.size > w.size
+        f = float(w @ x[: w.size])
+        yf = Y[order[t - 1]] * f
+        err += yf <= 0
+        if yf <= 1:
+            tau = min(C, (1 - yf) / float(np.linalg.norm(x)))
+            w = w + tau * Y[order[t - 1]] * x[: w.size]
+            if not grow and draw != "row":
+                w = masked(w, fresh=draw == "update")
+        if grow:
+            w = np.concatenate([w, tau * Y[order[t - 1]] * x[w.size :]])
+            w = masked(w, fresh=True)
+        elif draw == "row":
+            w = masked(w, fresh=True)
+    return int(err)
+
+
+@dataclass(frozen=True)
+class RandHypothesis:
+    """One change to the protocol for STSD-I-rand; ``matlab``: run :func:`stsd_rand_m` instead."""
+
+    name: str
+    group: str
+    override: Callable[[str], dict[str, Any]] = field(default=lambda d: {})
+    order_seed: int = 0
+    matlab: str = ""  # the draw rule of stsd_rand_m ("update": as written); "" runs our learner
+
+
+def rand_hypotheses(repeats: int = 20) -> list[RandHypothesis]:
+    """Every STSD-I-rand hypothesis, in the order of the page."""
+    c = lambda v: {"params": {"C": v}}  # noqa: E731
+    hs = [
+        RandHypothesis("protocol (drivers' schedule: 10 stages, C = 0.1)", "c"),
+        RandHypothesis(RAND_FINAL, "c", lambda d: FOUR),
+        RandHypothesis("4 stages, another 20 orders (seed 1000)", "e", lambda d: FOUR, 1000),
+    ]
+    for base, sched in (("", TEN), (" [4 stages]", FOUR)):
+        for label, v in RAND_DRIVER_C.items():
+            hs.append(
+                RandHypothesis(f"C = {label}{base}", "d", lambda d, v=v, s=sched: _merge(s, c(v)))
+            )
+    hs += [
+        RandHypothesis(
+            "C of STSD-I per data set (STSD_C_PUBLISHED) [4 stages]",
+            "d",
+            lambda d: _merge(FOUR, c(_published_c(d))),
+        ),
+        RandHypothesis(
+            "C with the fewest mistakes (grid 1e-4 .. 1e4, B = 0.5) [4 stages]",
+            "d",
+            lambda d: _merge(FOUR, c(_best_rand_c(d, repeats))),
+        ),
+        RandHypothesis(
+            "STSD_rand.m line by line (randperm) [10 stages]", "f", lambda d: TEN, 0, "update"
+        ),
+        RandHypothesis(
+            "STSD_rand.m line by line (randperm) [4 stages]", "f", lambda d: FOUR, 0, "update"
+        ),
+        RandHypothesis(
+            "rand_mask='always' (STSD_rand.m's mask, whatever the support) [10 stages]",
+            "f",
+            lambda d: _merge(TEN, {"params": {"rand_mask": "always"}}),
+        ),
+        RandHypothesis(
+            "rand_mask='always' (STSD_rand.m's mask, whatever the support) [4 stages]",
+            "f",
+            lambda d: _merge(FOUR, {"params": {"rand_mask": "always"}}),
+        ),
+        RandHypothesis("one random subset per stage [4 stages]", "f", lambda d: FOUR, 0, "stage"),
+        RandHypothesis("a new random subset every row [4 stages]", "f", lambda d: FOUR, 0, "row"),
+    ]
+    return hs
+
+
+def _published_c(dataset: str) -> float:
+    from evofeat.experiments.protocols import STSD_C_PUBLISHED
+
+    v = STSD_C_PUBLISHED[dataset]
+    return v if isinstance(v, float) else v["stsd-i"]
+
+
+@cache
+def _best_rand_c(dataset: str, repeats: int) -> float:
+    """The grid C with the fewest mean STSD-I-rand mistakes at B = 0.5 on 4 stages (our runs only)."""
+    means = {}
+    for v in RAND_C_GRID:
+        s = setting("stsd-authors", dataset, RAND, **_merge(FOUR, {"params": {"C": v}}))
+        means[v] = np.mean([run_setting(RAND, s, r).mistakes for r in range(repeats)])
+    best = min(means, key=lambda v: means[v])  # the first (smallest C) among ties
+    print(f"  best C for {RAND} on {dataset}: {best:g} ({means[best]:.1f} mistakes)", flush=True)
+    return best
+
+
+def run_rand_cell(h: RandHypothesis, dataset: str, budget: float, repeats: int) -> list[int]:
+    """Mistakes of STSD-I-rand at ``budget`` under ``h``, one per row order."""
+    s = setting(
+        "stsd-authors", dataset, RAND, **_merge(h.override(dataset), {"params": {"budget": budget}})
+    )
+    if not h.matlab:
+        return [int(run_setting(RAND, s, r, seed=h.order_seed).mistakes) for r in range(repeats)]
+    data = load_setting(s.source, s.rows, s.cols, s.preprocess, s.loader)
+    X, Y = np.asarray(data.X, dtype=float), np.asarray(data.y, dtype=float)
+    orders = _rand_orders(s, X.shape[0], repeats, h.order_seed)
+    fr = list(s.scenario_params["fractions"])
+    return [
+        stsd_rand_m(X, Y, orders[r], budget, s.params["C"], fr, np.random.default_rng(r), h.matlab)
+        for r in range(repeats)
+    ]
+
+
+def _rand_orders(s: Any, n: int, repeats: int, seed: int) -> list[np.ndarray]:
+    """The row orders :func:`run_setting` uses: german's file, else ``permutation(n, seed + r)``."""
+    from evofeat.datasets import stsd_german_permutations
+    from evofeat.streams import permutation
+
+    if s.permutations:
+        return [np.asarray(p) for p in stsd_german_permutations()[:repeats]]
+    return [permutation(n, seed + r) for r in range(repeats)]
+
+
+def investigate_rand(hs: list[RandHypothesis], repeats: int) -> dict[str, Any]:
+    """Every STSD-I-rand cell of the six data sets under every hypothesis."""
+    pub = json.loads(PUBLISHED.read_text())["stsd"]["table3"]
+    paper = {
+        (r["dataset"], float(r["B"])): (r["mistakes_mean"], r["mistakes_std"])
+        for r in pub
+        if r["algorithm"] == "STSD-I-rand" and r["dataset"] in RAND_DATASETS
+    }
+    out: dict[str, Any] = {}
+    for h in hs:
+        cells = {}
+        for (d, b), (pm, ps) in paper.items():
+            r = np.asarray(run_rand_cell(h, d, b, repeats), dtype=float)
+            mean, std = float(r.mean()), float(r.std(ddof=1))
+            cells[f"table3|{d}|STSD-I-rand|{b}"] = {
+                "paper": [pm, ps],
+                "mean": mean,
+                "std": std,
+                "z": round((mean - pm) / ps, 3),
+                "unexplained": (d, b) in RAND_OUTSIDE,
+                "runs": [int(v) for v in r],
+            }
+        out[h.name] = {"group": h.group, "cells": cells}
+        summary(h.name, cells)
+    return out
+
+
+#: The 8 STSD-I-rand cells the report's authors'-code run leaves outside 2σ (10 stages, C = 0.1).
+RAND_OUTSIDE = {
+    ("magic04", 0.2), ("magic04", 0.5), ("magic04", 0.8), ("svmguide3", 0.2),
+    ("svmguide3", 0.8), ("splice", 0.8), ("spambase", 0.8), ("a8a", 0.2),
+}  # fmt: skip
+
+
+def rand_table(results: dict[str, Any]) -> str:
+    """Markdown: one row per hypothesis, one column per rand cell (mean, z); * = outside in the report."""
+    keys = list(next(iter(results.values()))["cells"])
+    first = next(iter(results.values()))["cells"]
+    head = [
+        f"{k.split('|')[1]} {k.split('|')[3]}{' *' if first[k]['unexplained'] else ''}"
+        for k in keys
+    ]
+    lines = [
+        "| hypothesis | within 2σ (* cells) | within 2σ (others) | " + " | ".join(head) + " |",
+        "| --- | --- | --- |" + " --- |" * len(keys),
+    ]
+    for name, res in results.items():
+        c = res["cells"]
+        uw, un, ow, on = counts(c)
+        vals = [f"{c[k]['mean']:.0f} ({c[k]['z']:+.1f})" for k in keys]
+        lines.append(f"| {name} | {uw} of {un} | {ow} of {on} | " + " | ".join(vals) + " |")
+    return "\n".join(lines)
+
+
+#: spambase's cells beyond 2σ under ``stsd-published`` (protocol, learner, B, paper mean, std).
+SPAMBASE_CELLS = (
+    ("stsd-published", "stsd-i", 0.8, 980.8, 20.6),
+    ("stsd-published", RAND, 0.5, 1699.9, 25.2),
+    ("stsd-published", RAND, 0.8, 1490.7, 19.2),
+    ("stsd-published", "stsd", 0.5, 1132.1, 29.7),
+)
+
+
+def spambase_order_sets(sets: int, repeats: int) -> dict[str, Any]:
+    """The spambase cells on ``sets`` independent sets of ``repeats`` random orders (seeds 0, 1000, ...).
+
+    Tests whether the authors' particular orders (their ``ID_ALL``, not
+    released for spambase) can explain spambase's offset: every algorithm
+    runs on the same orders, so a lucky set would move all its cells
+    together. Per cell: each set's mean and z, and how many sets land
+    within 2σ of the paper.
+    """
+    out: dict[str, Any] = {}
+    for protocol, learner, b, pm, ps in SPAMBASE_CELLS:
+        s = setting(protocol, "spambase", learner, params={"budget": b})
+        means = [
+            float(
+                np.mean(
+                    [run_setting(learner, s, r, seed=1000 * k).mistakes for r in range(repeats)]
+                )
+            )
+            for k in range(sets)
+        ]
+        z = [(m - pm) / ps for m in means]
+        out[f"{learner}|{b}"] = {
+            "paper": [pm, ps],
+            "set means": [round(m, 2) for m in means],
+            "z": [round(v, 3) for v in z],
+            "sets within 2σ": int(sum(abs(v) <= 2 for v in z)),
+        }
+        print(
+            f"| spambase {learner} B={b} | {pm} ± {ps} | {np.mean(means):.1f} | "
+            f"{np.std(means, ddof=1):.1f} | {min(z):+.2f} .. {max(z):+.2f} | "
+            f"{out[f'{learner}|{b}']['sets within 2σ']} of {sets} |",
+            flush=True,
+        )
+    return out
+
+
+def save_rand(path: Path, results: dict[str, Any], repeats: int) -> None:
+    """Add the rand results to the JSON at ``path`` under ``rand: N orders`` (cell -> [mean, std, z, runs])."""
+    saved = json.loads(path.read_text()) if path.exists() else {}
+    cells = {k: c for res in results.values() for k, c in res["cells"].items()}
+    saved["paper"] = {**saved.get("paper", {}), **{k: c["paper"] for k, c in cells.items()}}
+    saved["rand outside"] = [k for k, c in cells.items() if c["unexplained"]]
+    label = f"rand: {repeats} orders"
+    saved[label] = saved.get(label, {}) | {
+        name: {
+            "group": res["group"],
+            "cells": {
+                k: [round(c["mean"], 2), round(c["std"], 2), round(c["z"], 3), c["runs"]]
+                for k, c in res["cells"].items()
+            },
+        }
+        for name, res in results.items()
+    }
+    write(path, saved)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--repeats", type=int, default=20)
@@ -500,7 +852,27 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="run only the control: the C rule on german (authors' file and orders) and stop",
     )
+    ap.add_argument(
+        "--rand",
+        action="store_true",
+        help="run the STSD-I-rand hypotheses on the rand cells of all six data sets and stop",
+    )
+    ap.add_argument(
+        "--spambase-orders",
+        type=int,
+        default=0,
+        metavar="SETS",
+        help="run spambase's cells on SETS sets of --repeats random orders and stop",
+    )
     args = ap.parse_args(argv)
+    if args.spambase_orders:
+        print("| cell | paper | mean of set means | std of set means | z range | sets within 2σ |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        res = spambase_order_sets(args.spambase_orders, args.repeats)
+        if args.out:
+            saved = json.loads(args.out.read_text()) if args.out.exists() else {}
+            write(args.out, {**saved, "spambase order sets": res})
+        return 0
     if args.tables:
         print(page_tables(json.loads(args.tables.read_text())))
         return 0
@@ -510,6 +882,18 @@ def main(argv: list[str] | None = None) -> int:
         if args.out:
             saved = json.loads(args.out.read_text()) if args.out.exists() else {}
             write(args.out, {**saved, "german control": control})
+        return 0
+    if args.rand:
+        rhs = rand_hypotheses(args.repeats)
+        if args.only:
+            rhs = [h for h in rhs if h.name in [s.strip() for s in args.only.split(";")]]
+        print(f"{args.repeats} row orders; z = (ours - paper) / paper std\n")
+        print("| hypothesis | rand cells outside in the report, within 2σ | others within 2σ |")
+        print("| --- | --- | --- |")
+        rres = investigate_rand(rhs, args.repeats)
+        print("\n" + rand_table(rres))
+        if args.out:
+            save_rand(args.out, rres, args.repeats)
         return 0
     hs = hypotheses(args.repeats)
     if args.only:
