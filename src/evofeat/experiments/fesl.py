@@ -74,6 +74,8 @@ class Spec:
     paper: str  # name in the paper's Table 1
     categorical: str = "ordinal"
     note: str = ""
+    drop: tuple[str, ...] = ()  # columns left out
+    positive: tuple[int, ...] = ()  # class codes read as +1, the others as -1 (none: as loaded)
 
 
 # fmt: off
@@ -85,10 +87,11 @@ SYNTHETIC: dict[str, Spec] = {
     "credit-g": Spec("credit-g", "Credit-g", note="20 attributes integer-coded, as the paper"),
     "diabetes": Spec("diabetes", "Diabetes"),
     "dna": Spec("dna", "DNA", note="binary: a splice junction (EI or IE, +1) against neither (-1); "
-                "all 3186 rows (the paper: 940, selection not stated)"),
+                "all 3186 rows (the paper: 940, selection not stated)", positive=(0, 1)),  # EI, IE
     "german": Spec("credit-g", "German", "onehot",
                    "German credit one-hot with the two two-level attributes (own_telephone, "
-                   "foreign_worker) as one 0/1 column each: 59 columns, as the paper"),
+                   "foreign_worker) as one 0/1 column each: 59 columns, as the paper",
+                   drop=("own_telephone=0", "foreign_worker=0")),
     "kr-vs-kp": Spec("kr-vs-kp", "Kr-vs-kp"),
     "splice": Spec("splice", "Splice"),
     "svmguide3": Spec("svmguide3", "Svmguide3"),
@@ -115,12 +118,9 @@ def dataset(key: str) -> Any:
     spec = SYNTHETIC[key]
     ds = load(spec.source, categorical=spec.categorical)
     X = ds.X.toarray() if hasattr(ds.X, "toarray") else np.asarray(ds.X, dtype=float)
-    names, y = list(ds.feature_names), ds.y
-    if key == "german":
-        keep = [j for j, nm in enumerate(names) if nm not in ("own_telephone=0", "foreign_worker=0")]  # fmt: skip
-        X, names = X[:, keep], [names[j] for j in keep]
-    if key == "dna":
-        y = np.where(np.isin(ds.y, [0, 1]), 1, -1)  # codes of classes 1 (EI) and 2 (IE)
+    keep = [j for j, name in enumerate(ds.feature_names) if name not in spec.drop]
+    X, names = X[:, keep], [ds.feature_names[j] for j in keep]
+    y = np.where(np.isin(ds.y, spec.positive), 1, -1) if spec.positive else ds.y
     X = np.asarray(preprocess(X, PREPROCESS))
     return Dataset(key, X, y.astype(np.int64), names, "binary", [-1, 1], ds.source, PREPROCESS)
 
@@ -389,54 +389,47 @@ def _runtime(view: View) -> str:
 # ---------------------------------------------------------------------------- the declaration
 _INTRO = """## Setting
 
-Rounds 1..T1 see S1 only, the last B of them also S2, rounds T1+1..T1+T2 see
-S2 only; T1 = floor(n/2), T2 = n - T1 (the `evolvable` scenario). The rows are
-permuted (seed r for run r) and S2 = S1 G with G a standard Gaussian d1 x d2
-matrix (same seed), d1 and d2 as the paper's Table 1. Methods (all in
-`evofeat.ensemble.fesl`): **NOGD** (OGD restarted on S2), **ROGD-u** / **ROGD-f**
-(the S1 model on S2 rows mapped back to S1, updated / frozen), **FESL-c**
-(exponentially weighted combination, eta = sqrt(8 ln 2 / T2)), **FESL-s**
-(fixed-share selection, delta = 1/(T2 - 1)); logistic loss, step
-1/(c sqrt(t)) with t the global round; the map is the minimum-norm least
-squares fit on the B overlap rows (pseudo-inverse). Scored: accuracy over
-rounds T1+1..T1+T2 (Table 2) and the average cumulative loss over them
-(Figure 3). c is chosen per data set from {1, 10, 50, 100, 150}, one value
-for all five methods (as the paper: "the parameters are the same"), on
-held-out runs (other permutations and G: seeds 1000+) by the mean accuracy
-of the five methods; the reported runs then use that c.
+Rounds 1..T1 see S1 only, the last B of them also S2, rounds T1+1..T1+T2 see S2 only; T1 =
+floor(n/2), T2 = n - T1 (the `evolvable` scenario). The rows are permuted (seed r for run r) and
+S2 = S1 G with G a standard Gaussian d1 x d2 matrix (same seed), d1 and d2 as the paper's Table 1.
+Methods (all in `evofeat.ensemble.fesl`): **NOGD** (OGD restarted on S2), **ROGD-u** / **ROGD-f**
+(the S1 model on S2 rows mapped back to S1, updated / frozen), **FESL-c** (exponentially weighted
+combination, eta = sqrt(8 ln 2 / T2)), **FESL-s** (fixed-share selection, delta = 1/(T2 - 1));
+logistic loss, step 1/(c sqrt(t)) with t the global round; the map is the minimum-norm least
+squares fit on the B overlap rows (pseudo-inverse). Scored: accuracy over rounds T1+1..T1+T2
+(Table 2) and the average cumulative loss over them (Figure 3). c is chosen per data set from {1,
+10, 50, 100, 150}, one value for all five methods (as the paper: "the parameters are the same"),
+on held-out runs (other permutations and G: seeds 1000+) by the mean accuracy of the five methods;
+the reported runs then use that c.
 """
 
 _CHOICES = """## Choices the paper leaves open
 
-- **Preprocessing**: every feature scaled to [0, 1] over all rows
-  (`minmax`) before S2 = S1 G; the paper does not say. Reuters views keep
-  their tf-idf values; the regression target is standardised.
-- **Categorical attributes**: australian one-hot (42 columns, as the
-  paper's Table 1); german is the German credit data one-hot with each
-  two-level attribute as one 0/1 column (59 columns, as Table 1; the
-  registry's `german` is the 24-column numeric version); credit-a,
-  credit-g, kr-vs-kp integer-coded (the paper's d1 = 15, 20, 36).
-- **dna** is binary: a splice junction (EI or IE) against neither, on all
-  3186 rows (the paper's Table 1 lists 940 rows, selection unstated).
-- **B** = 10 for all synthetic data sets ("5 or 10" in the paper, per data
-  set unstated); B = 5 and B = 2 d2 are in the sensitivity table.
-- **Map**: pseudo-inverse of X2 X2^T (ridge = 0); with B < d2 the fit is
-  underdetermined and the minimum-norm solution is used; with B = d2
-  (credit-a) it interpolates the B rows exactly and can be ill-conditioned,
-  so recovered rows, and ROGD's loss, can be very large in some runs (the
+- **Preprocessing**: every feature scaled to [0, 1] over all rows (`minmax`) before S2 = S1 G; the
+  paper does not say. Reuters views keep their tf-idf values; the regression target is
+  standardised.
+- **Categorical attributes**: australian one-hot (42 columns, as the paper's Table 1); german is
+  the German credit data one-hot with each two-level attribute as one 0/1 column (59 columns, as
+  Table 1; the registry's `german` is the 24-column numeric version); credit-a, credit-g, kr-vs-kp
+  integer-coded (the paper's d1 = 15, 20, 36).
+- **dna** is binary: a splice junction (EI or IE) against neither, on all 3186 rows (the paper's
+  Table 1 lists 940 rows, selection unstated).
+- **B** = 10 for all synthetic data sets ("5 or 10" in the paper, per data set unstated); B = 5 and
+  B = 2 d2 are in the sensitivity table.
+- **Map**: pseudo-inverse of X2 X2^T (ridge = 0); with B < d2 the fit is underdetermined and the
+  minimum-norm solution is used; with B = d2 (credit-a) it interpolates the B rows exactly and can
+  be ill-conditioned, so recovered rows, and ROGD's loss, can be very large in some runs (the
   learners' `ridge` option would tame this; it is off, as in the paper).
-- **T2 known**: FESL-c/-s use the paper's eta and delta with T2 = n - T1
-  (`horizon`); the learners' default without it is a running count.
-- **Step clock**: t counts all rounds (the paper's Algorithms 2-3); the new
-  model does not restart its clock at the switch (`clock="global"`).
-- **First row after the switch**: predicted by the new ensemble (weights
-  1/2, new model at 0), not by the old model on an empty row.
-- **c search**: scored by the mean accuracy of the five methods on 3
-  held-out runs (2 for Reuters); the paper's per-data-set c is in its
-  supplement, which we do not have.
-- **Reuters**: one topic (label 1 of the files) against the other five;
-  views 1..5 are taken to be EN, FR, GR, IT, SP (the sample does not name
-  them).
+- **T2 known**: FESL-c/-s use the paper's eta and delta with T2 = n - T1 (`horizon`); the learners'
+  default without it is a running count.
+- **Step clock**: t counts all rounds (the paper's Algorithms 2-3); the new model does not restart
+  its clock at the switch (`clock="global"`).
+- **First row after the switch**: predicted by the new ensemble (weights 1/2, new model at 0), not
+  by the old model on an empty row.
+- **c search**: scored by the mean accuracy of the five methods on 3 held-out runs (2 for Reuters);
+  the paper's per-data-set c is in its supplement, which we do not have.
+- **Reuters**: one topic (label 1 of the files) against the other five; views 1..5 are taken to be
+  EN, FR, GR, IT, SP (the sample does not name them).
 """
 
 _REUTERS = (
