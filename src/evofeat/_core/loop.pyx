@@ -143,6 +143,64 @@ def run_chunk(
     return rec.wrong, rec.loss_sum
 
 
+cdef struct Scratch:
+    # run_rows' scratch: one row's entries (idx, val: room for the longest row), a segment's
+    # visible internal and stream columns (icols, scols: room for every column ever visible) and,
+    # for CSR rows, the segment that last stamped each column (stamp: -1 at first)
+    int64_t* idx
+    double* val
+    int64_t* icols
+    int64_t* scols
+    int64_t* stamp
+
+
+cdef int _scratch_alloc(Scratch* buf, bint dense, const int64_t[::1] indptr,
+                        const int64_t[::1] col_map, Py_ssize_t d, Py_ssize_t nb, Py_ssize_t start,
+                        Py_ssize_t stop) except -1:
+    cdef Py_ssize_t i, width = d, longest = nb, n_stamp = 0
+    if not dense:
+        longest = 0
+        for i in range(start, stop):
+            longest = max(longest, indptr[i + 1] - indptr[i])
+        for i in range(col_map.shape[0]):
+            width = max(width, col_map[i] + 1)
+        n_stamp = width
+    buf.idx = <int64_t*> malloc(max(1, longest) * sizeof(int64_t))
+    buf.val = <double*> malloc(max(1, longest) * sizeof(double))
+    buf.icols = <int64_t*> malloc(max(1, nb) * sizeof(int64_t))
+    buf.scols = <int64_t*> malloc(max(1, nb) * sizeof(int64_t))
+    buf.stamp = <int64_t*> malloc(max(1, n_stamp) * sizeof(int64_t))
+    if (buf.idx is NULL or buf.val is NULL or buf.icols is NULL or buf.scols is NULL
+            or buf.stamp is NULL):
+        _scratch_free(buf)
+        raise MemoryError("no memory for the compiled loop's scratch space")
+    for i in range(n_stamp):
+        buf.stamp[i] = -1
+    return 0
+
+
+cdef void _scratch_free(Scratch* buf) noexcept:
+    free(buf.idx)
+    free(buf.val)
+    free(buf.icols)
+    free(buf.scols)
+    free(buf.stamp)
+    buf.idx = buf.val = NULL
+    buf.icols = buf.scols = buf.stamp = NULL
+
+
+cdef Py_ssize_t _segment_of(const int64_t[::1] seg_rows, Py_ssize_t row) noexcept:
+    """The segment holding ``row``: the last ``k`` with ``seg_rows[k] <= row`` (binary search)."""
+    cdef Py_ssize_t lo = 0, hi = seg_rows.shape[0] - 1, mid
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if seg_rows[mid] <= row:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def run_rows(
     Core core,
     const double[:, ::1] X,
@@ -156,15 +214,10 @@ def run_rows(
     Py_ssize_t start,
     Py_ssize_t stop,
     const int64_t[::1] seg_rows,
-    const int64_t[::1] seg_indptr,
-    const int64_t[::1] seg_icols,
-    const int64_t[::1] seg_scols,
+    const unsigned char[:, ::1] seg_masks,
+    const int64_t[::1] by_internal,
     const int64_t[::1] seg_dim,
-    const unsigned char[::1] seg_full,
-    Py_ssize_t seg_base,
-    int64_t[::1] stamp,
-    int64_t[::1] buf_idx,
-    double[::1] buf_val,
+    bint announce_first,
     Py_ssize_t first_scored,
     bint count_mistakes,
     const int64_t[::1] tick_at,
@@ -182,88 +235,116 @@ def run_rows(
     NaN marks an absent value) when it has rows, else the CSR arrays
     ``indptr`` / ``indices`` / ``data``: stream columns, mapped to internal
     columns by ``col_map``, or (``internal``) internal columns already, each
-    row sorted. Segment ``k`` (the first holds row ``start``)
-    starts at row ``seg_rows[k]``; its visible features are the internal
-    columns ``seg_icols[seg_indptr[k]:seg_indptr[k + 1]]`` (increasing) and the
-    stream columns ``seg_scols[...]`` they come from; ``seg_full[k]``: every
-    stream column is visible. It is announced when its first row comes.
-    ``seg_base`` numbers the first segment in the whole stream (for ``stamp``).
-    ``stamp`` (one per stream column) and ``buf_idx`` / ``buf_val`` (room for
-    the longest row) are scratch. Row positions (``first_scored``,
-    ``tick_at``, ``out_*``) count from ``start``. Returns the mistakes and loss.
+    row sorted. The segments are the whole stream's: segment ``k`` starts at
+    row ``seg_rows[k]`` and sees the stream columns ``c`` with
+    ``seg_masks[k, c]``; ``by_internal`` lists the columns ever visible by
+    increasing internal column, so a segment's visible set is read off its
+    mask row in that order when its first row comes, and announced then
+    with ``seg_dim[k]`` features seen (the stream's first row only if
+    ``announce_first``). Row positions (``first_scored``, ``tick_at``,
+    ``out_*``) count from ``start``. Returns the mistakes and loss.
     """
     cdef bint dense = X.shape[0] > 0
     cdef Record rec = _record(first_scored, count_mistakes, tick_at, tick_pos, curve_m, curve_l,
                               base_m, base_l, out_label, out_score)
-    cdef Py_ssize_t n_seg = seg_rows.shape[0], k = 0, i, r, j, m, lo, hi, prev_k = -1
+    cdef Py_ssize_t n_seg = seg_rows.shape[0], i, r, j, m, nv = 0, prev_k = -1
+    cdef Py_ssize_t d = seg_masks.shape[1], nb = by_internal.shape[0]
+    cdef Py_ssize_t k = _segment_of(seg_rows, start)
     cdef int64_t c, ic, last
     cdef double v
-    cdef bint contiguous, sorted_row
+    cdef bint contiguous = False, sorted_row, full = False
     cdef const int64_t* idx
     cdef const double* val
-    cdef int64_t* bi = &buf_idx[0]
-    cdef double* bv = &buf_val[0]
-    cdef const int64_t* icols = &seg_icols[0] if seg_icols.shape[0] > 0 else NULL
-    for i in range(start, stop):
-        r = i - start
-        while k + 1 < n_seg and seg_rows[k + 1] <= i:
-            k += 1
-        lo = seg_indptr[k]
-        hi = seg_indptr[k + 1]
-        if k != prev_k:
-            prev_k = k
-            contiguous = False
-            if dense and not nan_absent and hi > lo:  # the visible values lie side by side in X
-                contiguous = True
-                for j in range(lo + 1, hi):
-                    if seg_scols[j] != seg_scols[j - 1] + 1:
-                        contiguous = False
-                        break
-            if not dense and not seg_full[k]:
-                for j in range(lo, hi):
-                    stamp[seg_icols[j] if internal else seg_scols[j]] = seg_base + k
-        # the row's visible entries, by internal column
-        if dense:
-            if contiguous:
-                idx = icols + lo
-                val = &X[i, seg_scols[lo]]
-                m = hi - lo
+    cdef Scratch buf
+    _scratch_alloc(&buf, dense, indptr, col_map, d, nb, start, stop)
+    cdef int64_t* bi = buf.idx
+    cdef double* bv = buf.val
+    cdef int64_t* icols = buf.icols
+    cdef int64_t* scols = buf.scols
+    cdef int64_t* stamp = buf.stamp
+    cdef const unsigned char* mask
+    try:
+        for i in range(start, stop):
+            r = i - start
+            while k + 1 < n_seg and seg_rows[k + 1] <= i:
+                k += 1
+            if k != prev_k:  # a segment begins (or the block does): its visible set from its mask
+                prev_k = k
+                mask = &seg_masks[k, 0]
+                nv = 0
+                for j in range(nb):  # without a branch: a haphazard mask is a coin toss per column
+                    c = by_internal[j]
+                    scols[nv] = c
+                    icols[nv] = col_map[c]
+                    nv += mask[c] != 0
+                full = nv == d
+                contiguous = False
+                if dense and not nan_absent and nv > 0:  # the visible values lie side by side in X
+                    contiguous = True
+                    for j in range(1, nv):
+                        if scols[j] != scols[j - 1] + 1:
+                            contiguous = False
+                            break
+                if not dense and not full:
+                    for j in range(nv):
+                        stamp[icols[j] if internal else scols[j]] = k
+            # the row's visible entries, by internal column
+            if dense:
+                if contiguous:
+                    idx = icols
+                    val = &X[i, scols[0]]
+                    m = nv
+                else:
+                    m = 0
+                    for j in range(nv):
+                        v = X[i, scols[j]]
+                        if nan_absent and v != v:
+                            continue
+                        bi[m] = icols[j]
+                        bv[m] = v
+                        m += 1
+                    idx = bi
+                    val = bv
             else:
                 m = 0
-                for j in range(lo, hi):
-                    v = X[i, seg_scols[j]]
-                    if nan_absent and v != v:
+                last = -1
+                sorted_row = True
+                for j in range(indptr[i], indptr[i + 1]):
+                    c = indices[j]
+                    if not full and stamp[c] != k:
                         continue
-                    bi[m] = seg_icols[j]
-                    bv[m] = v
+                    ic = c if internal else col_map[c]
+                    bi[m] = ic
+                    bv[m] = data[j]
+                    sorted_row = sorted_row and ic > last
+                    last = ic
                     m += 1
+                if not sorted_row:
+                    _sort_pairs(bi, bv, m)
                 idx = bi
                 val = bv
-        else:
-            m = 0
-            last = -1
-            sorted_row = True
-            for j in range(indptr[i], indptr[i + 1]):
-                c = indices[j]
-                if not seg_full[k] and stamp[c] != seg_base + k:
-                    continue
-                ic = c if internal else col_map[c]
-                bi[m] = ic
-                bv[m] = data[j]
-                sorted_row = sorted_row and ic > last
-                last = ic
-                m += 1
-            if not sorted_row:
-                _sort_pairs(bi, bv, m)
-            idx = bi
-            val = bv
-        if seg_rows[k] == i:
-            _step(core, &rec, r, idx, val, m, y[i], icols + lo if icols is not NULL else NULL,
-                  hi - lo, seg_dim[k])
-        else:
-            _step(core, &rec, r, idx, val, m, y[i], NULL, -1, 0)
-    tick_pos[0] = rec.t
-    return rec.wrong, rec.loss_sum
+            if seg_rows[k] == i and (i > 0 or announce_first):
+                _step(core, &rec, r, idx, val, m, y[i], icols, nv, seg_dim[k])
+            else:
+                _step(core, &rec, r, idx, val, m, y[i], NULL, -1, 0)
+        tick_pos[0] = rec.t
+        return rec.wrong, rec.loss_sum
+    finally:
+        _scratch_free(&buf)
+
+
+def first_bad_label(const double[::1] y):
+    """The first position whose label is not -1 or +1 (NaN included), or -1 if there is none.
+
+    >>> import numpy as np
+    >>> first_bad_label(np.array([1.0, -1.0, 0.0])), first_bad_label(np.array([1.0, -1.0]))
+    (2, -1)
+    """
+    cdef Py_ssize_t i
+    for i in range(y.shape[0]):
+        if y[i] != 1.0 and y[i] != -1.0:
+            return i
+    return -1
 
 
 def predict_rows(

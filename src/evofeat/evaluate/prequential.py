@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -10,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from evofeat._core.core import Core
-from evofeat._core.loop import run_chunk, run_rows
+from evofeat._core.loop import first_bad_label, run_chunk, run_rows
 from evofeat.base.learner import OnlineLearner
 from evofeat.streams.stream import Stream
 
@@ -40,26 +41,18 @@ def _run_in_place(
     ``check(rows, loss)`` is called after each block with the rows it ends at and its loss.
     """
     rows = stream.row_arrays(col_map)
-    sparse = rows["X"].shape[0] == 0
-    width = max(stream.n_features, int(col_map.max(initial=-1)) + 1)
-    stamp = np.full(width if sparse else 0, -1, dtype=np.int64)
-    buf_idx = np.zeros(max(1, rows["longest"]), dtype=np.int64)
-    buf_val = np.zeros(max(1, rows["longest"]))
+    seg_rows, masks, by_internal = stream.segment_masks(col_map)
     no_out = np.empty(0)
     total_m, total_l, compute = 0, 0.0, 0.0
     n = stream.n_rows
     for start in range(0, n, block):
         stop = min(n, start + block)
-        seg = stream.segment_block(col_map, seg_dim, start, stop)
-        if start == 0 and not announce_first:  # the first segment as if begun before row 0
-            seg["rows"] = seg["rows"].copy()
-            seg["rows"][0] = -1
         c0 = time.perf_counter()
         wrong, loss = run_rows(
             core, rows["X"], stream._nan_absent, rows["indptr"], rows["indices"], rows["data"],
-            col_map, rows["internal"], rows["y"], start, stop, seg["rows"], seg["indptr"], seg["icols"],
-            seg["scols"], seg["dim"], seg["full"], int(seg["first"]), stamp, buf_idx, buf_val,
-            max(0, start_eval - start), count_mistakes, tick_rows - start, tick_pos, curve_m,
+            col_map, rows["internal"], rows["y"], start, stop, seg_rows, masks,
+            by_internal, seg_dim, announce_first, max(0, start_eval - start), count_mistakes,
+            tick_rows - start if start else tick_rows, tick_pos, curve_m,
             curve_l, float(total_m), total_l,
             no_out if labels is None else labels[start:stop],
             no_out if scores is None else scores[start:stop],
@@ -92,13 +85,24 @@ def log_ticks(n: int, per_decade: int = 20) -> np.ndarray:
     >>> log_ticks(1000, per_decade=2).tolist()
     [1, 3, 7, 19, 52, 139, 373, 1000]
     """
+    return _log_ticks(int(n), int(per_decade)).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _log_ticks(n: int, per_decade: int) -> np.ndarray:
+    """:func:`log_ticks`, computed once per ``(n, per_decade)`` (read-only: callers get a copy)."""
     if n <= 0:
-        return np.zeros(0, dtype=np.int64)
-    t = np.unique(
-        np.round(np.logspace(0, np.log10(n), int(np.log10(n) * per_decade) + 2)).astype(np.int64)
-    )
-    t = t[(t >= 1) & (t <= n)]
-    return np.unique(np.concatenate([t, [n]]))
+        t = np.zeros(0, dtype=np.int64)
+    else:
+        t = np.unique(
+            np.round(np.logspace(0, np.log10(n), int(np.log10(n) * per_decade) + 2)).astype(
+                np.int64
+            )
+        )
+        t = t[(t >= 1) & (t <= n)]
+        t = np.unique(np.concatenate([t, [n]]))
+    t.flags.writeable = False
+    return t
 
 
 @dataclass
@@ -213,14 +217,15 @@ def prequential(
         learner._reset()
     check_task(learner, stream.task)
     if learner.task == "binary":
-        bad = ~np.isin(stream.y, (-1, 1))
-        if bad.any():
+        y = np.asarray(stream.y)
+        if y.dtype.kind not in "biuf" or first_bad_label(np.ascontiguousarray(y, np.float64)) >= 0:
+            bad = ~np.isin(y, (-1, 1))
             from evofeat.base.errors import InputError
 
             raise InputError(
                 f"{type(learner).__name__} is a binary classifier",
                 expected="labels in {-1, +1}",
-                received=f"{np.unique(stream.y[bad])[:5].tolist()}",
+                received=f"{np.unique(y[bad])[:5].tolist()}",
                 fix="load the data with evofeat.datasets.load (binary labels become -1/+1)",
             )
     start_eval = int(stream.info.get("eval_from", 0) if eval_from is None else eval_from)

@@ -21,6 +21,12 @@ from evofeat.base.feature_index import FeatureIndex, sort_names
 __all__ = ["Chunk", "Stream"]
 
 
+_NO_INDEX = np.zeros(0, dtype=np.int64)  # the CSR arrays of a dense stream (read-only: shared)
+_NO_INDEX.flags.writeable = False
+_NO_VALUE = np.zeros(0)
+_NO_VALUE.flags.writeable = False
+
+
 def _compress(seg_rows: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Merge consecutive segments with equal masks."""
     if masks.shape[0] <= 1:
@@ -250,26 +256,62 @@ class Stream:
 
         A segment's visible set; for :meth:`from_dense` input, that of its
         first row (a segment of a NaN-marked array is a run of rows with the
-        same NaN pattern).
+        same NaN pattern). What is derived from them (this C-ordered copy,
+        the order of first visibility, the loop's arrays) is kept in
+        ``_cache`` while the segments, these masks and the feature names stay
+        as they are: each call compares them with the kept copies (O(K x d)
+        bytes, no more than the loop reads) and starts the cache afresh when
+        any changed, so a stream changed in place is never run on stale arrays.
         """
-        cached = self._cache.get("masks")
-        if cached is None:
-            cached = self.seg_masks
-            if self._nan_absent:
-                cached = cached & ~np.isnan(np.asarray(self.X[self.seg_rows]))
-            self._cache["masks"] = cached
-        return cached
+        masks = self.seg_masks
+        if self._nan_absent:
+            masks = masks & ~np.isnan(np.asarray(self.X[self.seg_rows]))
+        names = self.feature_names
+        kept = self._cache.get("masks")
+        if (
+            kept is None
+            or kept[0].shape != masks.shape
+            or kept[1].shape != self.seg_rows.shape
+            or kept[1].tobytes() != np.asarray(self.seg_rows, dtype=np.int64).tobytes()
+            or kept[0].tobytes() != np.asarray(masks, dtype=bool).tobytes()
+            or kept[2] != (names if isinstance(names, list) else list(names))
+        ):
+            self._cache.clear()
+            kept = (
+                np.array(masks, dtype=bool, order="C"),
+                np.array(self.seg_rows, dtype=np.int64),
+                list(names),
+            )
+            self._cache["masks"] = kept
+        return kept[0]
+
+    def segment_masks(self, col_map: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The compiled loop's view of the segments: ``seg_rows``, ``(K, d)`` uint8 masks, ``by_internal``.
+
+        ``by_internal`` lists the columns ever visible by increasing internal
+        column (``col_map``), so a segment's visible internal columns, in
+        increasing order, are read off its mask row in that order.
+
+        >>> s = Stream.from_dense(np.array([[np.nan, 1.0], [0.0, 2.0]]), np.array([1, -1]))
+        >>> from evofeat.base.feature_index import FeatureIndex
+        >>> rows, masks, by = s.segment_masks(s.internal_columns(FeatureIndex())[0])
+        >>> rows.tolist(), masks.tolist(), by.tolist()
+        ([0, 1], [[0, 1], [1, 1]], [1, 0])
+        """
+        masks = self._entry_masks()
+        rows = self._cache["masks"][1]
+        return rows, masks.view(np.uint8), self._by_internal(col_map)
 
     def _first_order(self) -> tuple[np.ndarray, np.ndarray, list[Hashable]]:
         """The columns in order of first visibility, where each segment's newcomers start, and their names.
 
         Columns first visible in the same segment are in :func:`name_order`
         of their names (as :meth:`FeatureIndex.add` numbers them); computed
-        once per stream.
+        once per stream (while its segments stay as they are).
         """
+        masks = self._entry_masks()  # first: it empties the cache if the segments changed
         cached = self._cache.get("order")
         if cached is None:
-            masks = self._entry_masks()
             seen = masks.any(axis=0)
             first_seg = np.where(seen, np.argmax(masks, axis=0), masks.shape[0])
             by_seg = np.argsort(first_seg, kind="stable")
@@ -301,13 +343,15 @@ class Stream:
         visible) and ``seg_dim`` (features seen once each segment starts).
         """
         order, bounds, ordered = self._first_order()
-        col_map = np.full(self.n_features, -1, dtype=np.int64)
-        if (
-            len(fi) == 0
-        ):  # a fresh learner: every visible feature is new, numbered in first-visibility order
+        if len(fi) == 0:  # a fresh learner: every feature is new, in first-visibility order
             fi.extend_new(ordered)
-            col_map[order] = np.arange(order.size)
-            return col_map, bounds[1:].copy()
+            fresh = self._cache.get("fresh")
+            if fresh is None:
+                fresh = np.full(self.n_features, -1, dtype=np.int64), bounds[1:].copy()
+                fresh[0][order] = np.arange(order.size)
+                self._cache["fresh"] = fresh
+            return fresh[0].copy(), fresh[1].copy()
+        col_map = np.full(self.n_features, -1, dtype=np.int64)
         seg_dim = np.empty(bounds.size - 1, dtype=np.int64)
         for k in range(seg_dim.size):
             fi.add(ordered[bounds[k] : bounds[k + 1]])
@@ -316,14 +360,24 @@ class Stream:
         return col_map, seg_dim
 
     def _by_internal(self, col_map: np.ndarray) -> np.ndarray:
-        """The visible stream columns sorted by their internal column."""
-        order = self._first_order()[0]
-        if np.array_equal(
-            col_map[order], np.arange(order.size)
-        ):  # numbered by this stream (the usual case)
-            return order
-        by = np.argsort(col_map, kind="stable")
-        return by[np.count_nonzero(col_map < 0) :]
+        """The visible stream columns sorted by their internal column (int64; kept per column map).
+
+        Its callers check the segments first (:meth:`_entry_masks`), which empties the cache when
+        they changed.
+        """
+        key = ("by-internal", col_map.tobytes())
+        by = self._cache.get(key)
+        if by is None:
+            order = self._first_order()[0]
+            if np.array_equal(col_map[order], np.arange(order.size)):  # numbered by this stream
+                by = order
+            else:
+                by = np.argsort(col_map, kind="stable")
+                by = by[np.count_nonzero(col_map < 0) :]
+            by = np.ascontiguousarray(by, dtype=np.int64)
+            self._cache = {k: v for k, v in self._cache.items() if k[0] != "by-internal"}
+            self._cache[key] = by
+        return by
 
     def segment_block(
         self, col_map: np.ndarray, seg_dim: np.ndarray, start: int, stop: int
@@ -361,7 +415,7 @@ class Stream:
         }
 
     def row_arrays(self, col_map: np.ndarray | None = None) -> dict[str, Any]:
-        """The rows as the compiled loop reads them in place (cached): dense ``X`` or CSR, float ``y``.
+        """The rows as the compiled loop reads them in place: dense ``X`` or CSR, float ``y``.
 
         ``X`` is C-ordered float64 (no copy when it already is), or the CSR
         arrays with int64 indices; ``longest`` is the most entries a row can
@@ -369,39 +423,53 @@ class Stream:
         not be in increasing internal column, the arrays are those of a copy
         in internal columns with each row sorted (``internal``: True), made
         once per column map and kept: the loop then sorts no row.
+
+        ``y`` and a dense ``X`` are read afresh on each call (no copy when
+        they are float64 already), so they follow changes made in place. The
+        CSR arrays made for the loop (int64 indices, the sorted copy) are kept
+        while ``X`` is the same matrix holding the same arrays: a CSR matrix
+        whose arrays are changed in place after a run (rather than replaced)
+        needs a new ``Stream``.
         """
+        y = np.ascontiguousarray(self.y, dtype=np.float64)
+        if not sp.issparse(self.X):
+            return {
+                "X": np.ascontiguousarray(self.X, dtype=np.float64),
+                "indptr": _NO_INDEX,
+                "indices": _NO_INDEX,
+                "data": _NO_VALUE,
+                "longest": self.n_features,
+                "internal": False,
+                "y": y,
+            }
+        src = self.X
+        parts = tuple(getattr(src, k, None) for k in ("indptr", "indices", "data"))
         cached = self._cache.get("rows")
-        if cached is None:
-            empty = np.zeros(0, dtype=np.int64)
-            if sp.issparse(self.X):
-                A = self.X if isinstance(self.X, sp.csr_matrix) else sp.csr_matrix(self.X)
-                indptr = np.ascontiguousarray(A.indptr, dtype=np.int64)
-                cached = {
-                    "X": np.zeros((0, 0)),
-                    "indptr": indptr,
-                    "indices": np.ascontiguousarray(A.indices, dtype=np.int64),
-                    "data": np.ascontiguousarray(A.data, dtype=np.float64),
-                    "longest": int(np.diff(indptr).max(initial=0)),
-                    "sorted": bool(A.has_sorted_indices),
-                    "internal": False,
-                }
-            else:
-                cached = {
-                    "X": np.ascontiguousarray(self.X, dtype=np.float64),
-                    "indptr": empty,
-                    "indices": empty,
-                    "data": np.zeros(0),
-                    "longest": self.n_features,
-                    "internal": False,
-                }
-            cached["y"] = np.ascontiguousarray(self.y, dtype=np.float64)
+        if (
+            cached is None
+            or cached["src"][0] is not src
+            or any(p is not q for p, q in zip(cached["src"][1], parts, strict=True))
+        ):
+            self._cache = {k: v for k, v in self._cache.items() if k[0] != "rows-internal"}
+            A = src if isinstance(src, sp.csr_matrix) else sp.csr_matrix(src)
+            indptr = np.ascontiguousarray(A.indptr, dtype=np.int64)
+            cached = {
+                "src": (src, parts),
+                "X": np.zeros((0, 0)),
+                "indptr": indptr,
+                "indices": np.ascontiguousarray(A.indices, dtype=np.int64),
+                "data": np.ascontiguousarray(A.data, dtype=np.float64),
+                "longest": int(np.diff(indptr).max(initial=0)),
+                "sorted": bool(A.has_sorted_indices),
+                "internal": False,
+            }
             self._cache["rows"] = cached
-        if col_map is None or cached["X"].shape[0] > 0:
-            return cached
+        if col_map is None:
+            return {**cached, "y": y}
         seen = col_map[col_map >= 0]
         if cached["sorted"] and bool(np.all(seen[1:] > seen[:-1])):
-            return cached  # rows in stream order are in internal order
-        key = ("rows-internal", hash(col_map.tobytes()))
+            return {**cached, "y": y}  # rows in stream order are in internal order
+        key = ("rows-internal", col_map.tobytes())
         remapped = self._cache.get(key)
         if remapped is None:
             cols = col_map[cached["indices"]]
@@ -425,7 +493,7 @@ class Stream:
             }
             self._cache = {k: v for k, v in self._cache.items() if k[0] != "rows-internal"}
             self._cache[key] = remapped
-        return remapped
+        return {**remapped, "y": y}
 
     def chunks(
         self, col_map: np.ndarray, seg_dim: np.ndarray, size: int = 65536
