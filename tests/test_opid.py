@@ -306,6 +306,7 @@ def test_usps_setting_runs() -> None:
 
 
 def test_cells_and_report(tmp_path) -> None:
+    """The declared report: paper beside ours, our paired-test marks, the paper's own outcomes."""
     from evofeat.experiments.opid import METHODS, PAPER
 
     quick = PAPER.cells(quick=True)
@@ -314,6 +315,8 @@ def test_cells_and_report(tmp_path) -> None:
     assert len({c.key for c in full}) == len(full)
     assert {c.table for c in full} == {"table2", "figure2", "figure3", "diagnosis", "sensitivity"}
     rng = np.random.default_rng(0)
+    # OPIDe and OPID above SVM on every DNA draw: their marks on SVM must be wins
+    base = {"svm": 0.70, "opide": 0.95, "opid-z": 0.90}
     rows = [
         {
             "table": c.table,
@@ -321,32 +324,38 @@ def test_cells_and_report(tmp_path) -> None:
             "method": c.method,
             "params": c.params,
             "repeat": c.repeat,
-            "accuracy": rng.uniform(0.5, 1.0),
+            "accuracy": base.get(c.method, 0.8) + rng.uniform(0.0, 0.01),
             "seconds": 0.1,
             "d_v": 50,
             "d_s": 80,
             "d_a": 50,
+            "n_cstage": 1200,
         }
         for c in full
         if c.dataset in ("dna", "satimage") and c.repeat < 3
     ]
-    path = PAPER.write_report(pd.DataFrame(rows), tmp_path, "evofeat reproduce opid")
+    results = pd.DataFrame(rows)
+    path = PAPER.write_report(results, tmp_path, "evofeat reproduce opid")
     text = path.read_text()
-    for heading in (
-        "Table 1",
-        "Table 2",
-        "Win/tie/loss",
-        "Figure 2",
-        "Figure 3",
-        "Sensitivity",
-        "diagnosis",
-        "Choices",
-        "not available",
-    ):
+    for heading in ("Table 1", "Table 2", "Figure 2", "Figure 3", "Sensitivity", "diagnosis",
+                    "Choices", "not available", "Per algorithm", "Runtime"):  # fmt: skip
         assert heading in text
-    assert "0.9183 (0.0246)" in text  # the paper's DNA n_i = 60 OPIDe cell, beside ours
+    assert "0.9183 ± 0.0246 ○" in text  # the paper's DNA n_i = 60 OPIDe cell, with its marker
+    dna60 = next(line for line in text.splitlines() if line.startswith("| DNA | 60 | 0.7"))
+    svm_cell = dna60.split(" | ")[2]  # OPIDe's then OPID's mark: both significantly better
+    assert svm_cell.startswith("0.7") and svm_cell.endswith("●●")
+    table1 = "| DNA | 3 | 1200; 50/80/50 | Table 2 (DNA); n_i = 60, 120, 240, 300 | 1200 | 50 |"
+    assert table1 in text
     assert (tmp_path / "figure2.png").exists() and (tmp_path / "figure3.png").exists()
     assert len(METHODS) == 5
+    # the paired tests carry the paper's outcome on Table 2's cells, none on Figure 2's
+    pairs = PAPER.pairs(results)
+    t2 = [p for p in pairs if p.table == "table2"]
+    assert {(p.method, p.baseline) for p in t2} >= {("OPIDe", "SVM"), ("OPID", "OPIDe")}
+    assert {p.paper for p in t2 if p.baseline == "SVM(a)"} == {"win"}
+    assert {p.paper for p in pairs if p.table == "figure2"} == {""}
+    wins = [p.outcomes()[0] for p in t2 if (p.method, p.baseline) == ("OPIDe", "SVM")]
+    assert wins == ["win"] * 4
 
 
 def test_survived_model_ignores_lambda_without_ridge() -> None:

@@ -147,6 +147,7 @@ class PairSpec:
     ours: Key
     theirs: Key
     metric: str = "mistakes"
+    paper: str = ""  # the paper's outcome here ("win", "tie", "loss" or what it leaves open)
 
 
 @dataclass(frozen=True)
@@ -371,6 +372,7 @@ class PaperSpec(Paper):
                         ours,
                         theirs,
                         self.higher_is_better,
+                        paper=s.paper,
                     )  # fmt: skip
                 )
         return out

@@ -214,6 +214,7 @@ class Pair:
     higher_is_better: bool = True
     alpha: float = 0.05
     pvalues: tuple[float, float] = field(init=False, default=(math.nan, math.nan))
+    paper: str = ""  # the paper's own outcome here, when it prints one
 
     def outcomes(self) -> tuple[str, str]:
         """Win / tie / loss of ``method`` against ``baseline``: (paired t-test, Wilcoxon signed-rank).
@@ -242,16 +243,36 @@ def paired_section(pairs: Sequence[Pair]) -> str:
         [table, m, b, "/".join(map(str, t)), "/".join(map(str, w)), sum(t)]
         for (table, m, b), (t, w) in tally.items()
     ]
+    head = ["table", "method", "baseline", "t-test W/T/L", "Wilcoxon W/T/L", "settings"]
+    note = ""
+    if any(p.paper for p in pairs):  # the paper's own outcomes over the same settings
+        printed = {k: [p.paper for p in pairs if (p.table, p.method, p.baseline) == k and p.paper]
+                   for k in tally}  # fmt: skip
+        rows = [[*r[:3], _tally(printed[k]), *r[3:]] for k, r in zip(tally, rows, strict=True)]
+        head.insert(3, "paper W/T/L")
+        note = " `paper W/T/L`: the paper's own outcomes over the same settings, where it prints them."
     return (
         "## Paired tests\n\n"
         "Win/tie/loss of the paper's method against each baseline over the settings of a table "
         "(a setting: one data set and parameter), by a two-sided paired t-test and a Wilcoxon "
-        "signed-rank test over the same row orders, at the 5% level.\n\n"
-        + markdown_table(
-            rows,
-            ["table", "method", "baseline", "t-test W/T/L", "Wilcoxon W/T/L", "settings"],
-        )
+        f"signed-rank test over the same row orders, at the 5% level.{note}\n\n"
+        + markdown_table(rows, head)
         + "\n"
+    )
+
+
+def _tally(outcomes: Sequence[str]) -> str:
+    """Win/tie/loss, then each outcome the paper leaves open.
+
+    >>> _tally(["win", "tie", "tie_or_loss", "win"])
+    '2/1/0 (+1 tie or loss)'
+    """
+    if not outcomes:
+        return "–"
+    open_ = sorted({o for o in outcomes if o not in ("win", "tie", "loss")})
+    extra = ", ".join(f"+{outcomes.count(o)} {o.replace('_', ' ')}" for o in open_)
+    return "/".join(str(outcomes.count(o)) for o in ("win", "tie", "loss")) + (
+        f" ({extra})" if extra else ""
     )
 
 
