@@ -70,3 +70,14 @@ def test_rand_mask_errors() -> None:
         prequential(STSD(mode="stsd-i-rand", rand_mask="every"), full(X, y))
     with pytest.raises(InputError, match="rule of the authors' code"):
         prequential(STSD(mode="stsd-i-rand", rand_mask="always"), full(X, y))
+
+
+def test_the_authors_protocols_follow_stsd_rand_m() -> None:
+    """``stsd-authors`` and ``stsd-published`` run STSD-I-rand with the file's mask; no other learner
+    or protocol takes it (the paper's text has no such rule)."""
+    from evofeat.experiments.protocols import setting
+
+    assert setting("stsd-authors", "magic04", "stsd-i-rand").params["rand_mask"] == "always"
+    assert setting("stsd-published", "german", "stsd-i-rand").params["rand_mask"] == "always"
+    assert "rand_mask" not in setting("stsd-paper", "magic04", "stsd-i-rand").params
+    assert "rand_mask" not in setting("stsd-authors", "magic04", "stsd-i").params

@@ -12,8 +12,8 @@ overrides the protocol's value.
 ``stsd-authors``
     The STSD authors' MATLAB release (``variant="original-code"``): their
     preprocessing (:func:`~evofeat.datasets.preprocessing.stsd_original_preprocessing`),
-    their stage schedule, C and radius; on german their file and their 20
-    row orders.
+    their stage schedule, C and radius, ``STSD_rand.m``'s mask
+    (``rand_mask="always"``); on german their file and their 20 row orders.
 ``stsd-published``
     The settings that reproduce the published Tables II and III (59 of 60
     cells within 2σ, german exactly; see
@@ -123,6 +123,8 @@ def _stsd(dataset: str, learner: str, variant: str, published: bool = False) -> 
         if published and per_set is not None and learner in ("stsd-i", "stsd-i-all"):
             C = per_set if isinstance(per_set, float) else per_set[learner]
         params.update(C=C, radius=STSD_RADIUS_AUTHORS)
+        if learner == "stsd-i-rand":  # STSD_rand.m masks w after every update, whatever its support
+            params["rand_mask"] = "always"
         scenario = {
             "layout": "original-code",
             "fractions": list(STSD_FRACTIONS_4 if four else STSD_FRACTIONS_10),
