@@ -12,7 +12,7 @@ from libc.math cimport exp, fabs, ldexp, log, log1p, sqrt
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
 
-from evofeat._core.adaptive cimport adagrad_step, ftrl_step, ftrl_weight
+from evofeat._core.adaptive cimport adagrad_step, ftrl_step, ftrl_weight, nag_ratio, nag_rescaled
 from evofeat._core.core cimport Core
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
 from evofeat._core.rng cimport GOLDEN, peek_uniform
@@ -227,11 +227,13 @@ cdef class FESLCore(Core):
     switch), ``base`` (the steps of the model learned on the current space:
     0 OGD; 1 diagonal AdaGrad ``lr g / sqrt(eps + G)``, ``G`` the per-feature
     sum of squared gradients; 2 FTRL-Proximal with ``alpha = lr``, ``z`` and
-    ``n = G`` per feature, ``w`` kept equal to the lazy weight), ``eps``,
+    ``n = G`` per feature, ``w`` kept equal to the lazy weight; 3 NAG, ``s``
+    the largest ``|x_i|`` seen per feature, ``nag_t`` and ``nag_N`` the rows
+    stepped and their sum of ``x_i^2 / s_i^2`` since the switch), ``eps``,
     ``beta``, ``l1``, ``l2``.
     """
 
-    cdef public double[::1] w, G, z
+    cdef public double[::1] w, G, z, s
     cdef public int64_t[::1] space
     cdef public double[:, ::1] buf_a, buf_p, h_a, k_p, g_p, c_p
     cdef public double[::1] r_a, v_p
@@ -239,7 +241,7 @@ cdef class FESLCore(Core):
     cdef public int64_t cur, dim, switches, n_a, n_p, t, t_p, v_cur, v_next
     cdef public uint64_t rng
     cdef public int method, loss_kind, clock
-    cdef public double lr, horizon, ridge, eps, beta, l1, l2
+    cdef public double lr, horizon, ridge, eps, beta, l1, l2, nag_t, nag_N
     cdef public int base
     # scratch (not state): projections of a row through the stored rows, and a rescaled row
     cdef double[::1] q1, q2, q3, q4
@@ -251,7 +253,7 @@ cdef class FESLCore(Core):
         "alpha1", "alpha2", "loss1", "loss2",
         "cur", "dim", "switches", "n_a", "n_p", "t", "t_p", "v_cur", "v_next",
         "rng", "method", "loss_kind", "lr", "horizon", "ridge", "clock", "G", "base", "eps",
-        "z", "beta", "l1", "l2",
+        "z", "beta", "l1", "l2", "s", "nag_t", "nag_N",
     )
 
     def __cinit__(self, *args, **kwargs):
@@ -292,6 +294,38 @@ cdef class FESLCore(Core):
             if self.space[idx[k]] == s:
                 t += ldexp(self.w[idx[k]], -ew) * ldexp(val[k], -ev)
         return unscale(t, ew + ev)
+
+    cdef double dot_cur(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
+        """The current model's score: :meth:`dot_space` of the current space; NAG (base 3): with
+        each weight rescaled to the row's new scale (``nag_rescaled``), not yet stored."""
+        cdef int64_t cur = self.cur, j
+        cdef Py_ssize_t k
+        if self.base != 3 or not self.grow_xs(n):
+            return self.dot_space(cur, idx, val, n)
+        for k in range(n):
+            j = idx[k]
+            self.xs[k] = nag_rescaled(self.w[j], self.s[j], fabs(val[k])) if self.space[j] == cur else 0.0
+        return safe_dotn(self.xs, val, n)
+
+    cdef bint grow_xs(self, Py_ssize_t n) noexcept:
+        """Room for ``n`` entries in the scratch row ``xs`` (False: no memory)."""
+        cdef double* grown
+        if n > self.xs_cap:
+            grown = <double*> realloc(self.xs, max(n, 8) * sizeof(double))
+            if grown is NULL:
+                return False
+            self.xs = grown
+            self.xs_cap = max(n, 8)
+        return True
+
+    cdef void track_vp(self, const int64_t* idx, const double* delta, Py_ssize_t n) noexcept:
+        """``v_p += X_p,cur delta``: keep ``v_p = X_p,cur w`` in step with a change of ``w``."""
+        cdef int e
+        cdef Py_ssize_t i
+        if self.n_p > 0:
+            e = self.project_exp(self.buf_p, self.n_p, self.cur, idx, delta, n, self.q2)
+            for i in range(self.n_p):
+                self.v_p[i] = saturate(self.v_p[i] + unscale(self.q2[i], e))
 
     cdef inline void project(self, double[:, ::1] buf, Py_ssize_t nb, int64_t s,
                              const int64_t* idx, const double* val, Py_ssize_t n, double[::1] q,
@@ -442,7 +476,7 @@ cdef class FESLCore(Core):
         self.ens_weights(&a1, &a2)
         if a1 > 0.0 or self.method == FESL_S:
             f1 = self.through(self.r_a, self.buf_a, self.n_a, cur, idx, val, n)
-        f2 = self.dot_space(cur, idx, val, n)
+        f2 = self.dot_cur(idx, val, n)
         s = self.combine(f1, f2, a1, a2)
         label[0] = label_of(self.loss_kind, s)
         return s
@@ -465,21 +499,19 @@ cdef class FESLCore(Core):
 
     cdef void step_model(self, double tau, double slope, const int64_t* idx, const double* val,
                          Py_ssize_t n) noexcept:
-        """The step of the model learned on the current space: OGD (``w -= tau slope x``), AdaGrad or FTRL."""
+        """The step of the model learned on the current space: OGD (``w -= tau slope x``), AdaGrad, FTRL or NAG."""
         if self.base == 0:
             self.step_new(-tau * slope, idx, val, n)
             return
         if not fabs(slope) <= MAX:
             return
-        cdef double* grown
-        if n > self.xs_cap:
-            grown = <double*> realloc(self.xs, max(n, 8) * sizeof(double))
-            if grown is NULL:
-                return  # no memory: no step
-            self.xs = grown
-            self.xs_cap = max(n, 8)
+        if not self.grow_xs(n):
+            return  # no memory: no step
+        if self.base == 3:
+            self.step_nag(slope, idx, val, n)
+            return
         cdef int64_t cur = self.cur, j
-        cdef Py_ssize_t i, k
+        cdef Py_ssize_t k
         cdef double g
         for k in range(n):  # xs: the change of each weight (0 outside the current space)
             j = idx[k]
@@ -494,11 +526,7 @@ cdef class FESLCore(Core):
                 self.xs[k] = saturate(
                     ftrl_weight(self.z[j], self.G[j], self.lr, self.beta, self.l1, self.l2)
                     - self.w[j])
-        cdef int e
-        if self.n_p > 0:  # v_p = X_p,cur w kept in step
-            e = self.project_exp(self.buf_p, self.n_p, cur, idx, self.xs, n, self.q2)
-            for i in range(self.n_p):
-                self.v_p[i] = saturate(self.v_p[i] + unscale(self.q2[i], e))
+        self.track_vp(idx, self.xs, n)  # v_p = X_p,cur w kept in step
         for k in range(n):
             j = idx[k]
             if self.space[j] != cur:
@@ -507,6 +535,51 @@ cdef class FESLCore(Core):
                 self.w[j] = saturate(self.w[j] + self.xs[k])
             else:  # exactly the lazy weight, not w + (w_new - w)
                 self.w[j] = ftrl_weight(self.z[j], self.G[j], self.lr, self.beta, self.l1, self.l2)
+
+    cdef void step_nag(self, double slope, const int64_t* idx, const double* val,
+                       Py_ssize_t n) noexcept:
+        """NAG's row (Ross et al. 2013, Algorithm 2) on the current space: rescale the weights of
+        the features whose ``|x_i|`` exceeds ``s_i``, count the row in ``nag_t`` and ``nag_N``,
+        then ``w_i -= lr sqrt(nag_t / nag_N) g_i / (s_i sqrt(G_i))``; ``v_p`` follows both."""
+        cdef int64_t cur = self.cur, j
+        cdef Py_ssize_t k
+        cdef double a, g, r, q, nx = 0.0
+        for k in range(n):  # the rescaling, as a change of w (0 where none)
+            j = idx[k]
+            self.xs[k] = 0.0
+            if self.space[j] == cur:
+                self.xs[k] = saturate(nag_rescaled(self.w[j], self.s[j], fabs(val[k])) - self.w[j])
+        self.track_vp(idx, self.xs, n)
+        for k in range(n):
+            j = idx[k]
+            if self.space[j] != cur:
+                continue
+            a = fabs(val[k])
+            if a > self.s[j]:
+                self.w[j] = nag_rescaled(self.w[j], self.s[j], a)
+                self.s[j] = a
+            if self.s[j] > 0.0:
+                r = a / self.s[j]
+                nx += r * r
+        self.nag_t += 1.0
+        self.nag_N = saturate(self.nag_N + nx)
+        if not self.nag_N > 0.0:  # no value seen yet: every gradient is 0
+            return
+        q = sqrt(self.nag_t / self.nag_N)
+        for k in range(n):  # xs: the gradient steps
+            j = idx[k]
+            self.xs[k] = 0.0
+            if self.space[j] != cur:
+                continue
+            g = saturate(slope * val[k])
+            if g == 0.0:
+                continue
+            self.G[j] = saturate(self.G[j] + g * g)
+            self.xs[k] = -saturate(self.lr * q * nag_ratio(g, self.G[j]) / self.s[j])
+        self.track_vp(idx, self.xs, n)
+        for k in range(n):
+            if self.xs[k] != 0.0:
+                self.w[idx[k]] = saturate(self.w[idx[k]] + self.xs[k])
 
     cdef void store_row(self, double[:, ::1] gram, int64_t b, int64_t s, const int64_t* idx,
                         const double* val, Py_ssize_t n) noexcept:
@@ -525,17 +598,12 @@ cdef class FESLCore(Core):
         cdef int64_t b = self.n_p, cur = self.cur
         cdef double m = 0.0
         cdef Py_ssize_t k, i
-        cdef double* grown
         for k in range(n):
             if self.space[idx[k]] == cur or self.space[idx[k]] == cur + 1:
                 m = fmax0(m, fabs(val[k]))
         cdef int e = exponent(m) if (m > BIG or 0.0 < m < SMALL) else 0
-        if n > self.xs_cap:
-            grown = <double*> realloc(self.xs, max(n, 8) * sizeof(double))
-            if grown is NULL:
-                return  # no memory: the row is not kept
-            self.xs = grown
-            self.xs_cap = max(n, 8)
+        if not self.grow_xs(n):
+            return  # no memory: the row is not kept
         for k in range(n):
             self.xs[k] = ldexp(val[k], -e)
         self.store_row(self.g_p, b, cur, idx, self.xs, n)
@@ -561,7 +629,7 @@ cdef class FESLCore(Core):
             self.collect(idx, val, n)
         tau = self.lr / sqrt(<double> self.t)
         if self.switches == 0:
-            f = self.dot_space(cur, idx, val, n)
+            f = self.dot_cur(idx, val, n)
             self.step_model(tau, c_loss_slope(kind, f, y), idx, val, n)
             return loss
         self.t_p += 1
@@ -569,7 +637,7 @@ cdef class FESLCore(Core):
         if self.method >= 1:
             ez = self.project_exp(self.buf_a, na, cur, idx, val, n, self.q1)  # X_new x = z 2^ez
             f1 = unscale(safe_dotn(&self.r_a[0], &self.q1[0], na), ez)
-        f2 = self.dot_space(cur, idx, val, n)
+        f2 = self.dot_cur(idx, val, n)
         self.update_weights(c_loss_value(kind, f1, y), c_loss_value(kind, f2, y))
         if self.method == ROGD_U or self.method >= 3:  # Eq. (4): w_old -= tau dl x~
             g = tau * c_loss_slope(kind, f1, y)
@@ -608,6 +676,7 @@ cdef class FESLCore(Core):
         self.cur += 1
         self.switches += 1
         self.t_p = 0
+        self.nag_t, self.nag_N = 0.0, 0.0  # NAG's counts restart with the new model
         self.alpha1, self.alpha2, self.loss1, self.loss2 = 0.5, 0.5, 0.0, 0.0
 
     cdef int visible(self, const int64_t* cols, Py_ssize_t n, Py_ssize_t dim) except -1:

@@ -33,7 +33,7 @@ __all__ = ["FESL", "LEARNERS", "METHODS", "fesl_reference"]
 METHODS = {"nogd": 0, "rogd-u": 1, "rogd-f": 2, "fesl-c": 3, "fesl-s": 4}
 _CLOCKS = {"global": 0, "switch": 1}
 #: base -> code inside the compiled core: the step of the model learned on the current space.
-BASES = {"ogd": 0, "adagrad": 1, "ftrl": 2}
+BASES = {"ogd": 0, "adagrad": 1, "ftrl": 2, "nag": 3}
 _LN2 = math.log(2.0)
 #: an overlap row whose largest value lies outside [_SMALL, _BIG] is stored rescaled.
 _BIG, _SMALL = 2.0**100, 2.0**-100
@@ -158,7 +158,11 @@ class FESL(OnlineLearner):
         squared gradients, as :class:`~evofeat.linear.adagrad.AdaGrad`) or
         ``"ftrl"`` (FTRL-Proximal with ``alpha = lr`` and ``beta``, ``l1``,
         ``l2``, as :class:`~evofeat.linear.ftrl.FTRL`; pass ``lr=0.1`` for
-        FTRL's usual alpha). The old model's updates on recovered rows
+        FTRL's usual alpha) or ``"nag"`` (normalised adaptive gradient, as
+        :class:`~evofeat.linear.nag.NAG` without its bias: per-feature scales
+        ``s_i``, a weight rescaled when ``|x_i|`` exceeds ``s_i``, the step
+        ``lr sqrt(t / N) g_i / (s_i sqrt(G_i))`` with ``t`` and ``N`` counted from
+        the switch; pass ``lr=0.5`` for VW's rate). The old model's updates on recovered rows
         (Eq. 4) keep OGD's step whatever the base: the map stores that model
         as ``B`` numbers, and per-feature steps in the old space would take
         it out of their span.
@@ -226,7 +230,7 @@ class FESL(OnlineLearner):
         self.l1 = l1
         self.l2 = l2
 
-    per_feature = ("w", "space", "buf_a", "buf_p", "G", "z")
+    per_feature = ("w", "space", "buf_a", "buf_p", "G", "z", "s")
 
     @property
     def task(self) -> str:  # type: ignore[override]
@@ -272,6 +276,13 @@ class FESL(OnlineLearner):
         out: np.ndarray = fesl_reference(X, y, **self.get_params())
         return out
 
+    def _divergence_weights(self) -> np.ndarray:
+        """The weights; over NAG ``|w_i| s_i`` (scale-free, as :class:`~evofeat.linear.nag.NAG`)."""
+        if self.base != "nag":
+            return super()._divergence_weights()
+        with np.errstate(over="ignore"):
+            return np.abs(self._weights("w")) * self._weights("s")
+
     def _make_state(self, capacity: int) -> FESLCore:
         B = int(self.overlap)
         return FESLCore(
@@ -312,6 +323,9 @@ class FESL(OnlineLearner):
             beta=float(self.beta),
             l1=float(self.l1),
             l2=float(self.l2),
+            s=np.zeros(capacity),
+            nag_t=0.0,
+            nag_N=0.0,
         )
 
     @property
@@ -370,6 +384,8 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
             return step_reference(w, -tau * slope, x)
         if not abs(slope) <= MAX:
             return w
+        if p["base"] == "nag":
+            return nag_step(w, G, slope, x)
         with np.errstate(over="ignore"):
             g = saturate_reference(slope * x)
             if p["base"] == "ftrl":
@@ -382,6 +398,35 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
                 w + saturate_reference(-p["lr"] * (g / np.sqrt(p["eps"] + G)))
             )
 
+    def scored(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """The current model's weights for the row ``x``: NAG's rescaled to the new scales."""
+        if p["base"] != "nag":
+            return w
+        a = np.abs(x)
+        grow = (a > S) & (S > 0.0)
+        return np.where(grow, w * (S / np.where(grow, a, 1.0)), w)
+
+    def nag_step(w: np.ndarray, G: np.ndarray, slope: float, x: np.ndarray) -> np.ndarray:
+        """NAG's row: rescale, ``t += 1``, ``N += sum (x_i / s_i)^2``, the normalised steps."""
+        w = scored(w, x)
+        S[:] = np.maximum(S, np.abs(x))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(S > 0.0, (np.abs(x) / np.where(S > 0.0, S, 1.0)) ** 2, 0.0)
+        tN[0] += 1.0
+        tN[1] = min(tN[1] + float(sum(terms.tolist())), MAX)
+        if not tN[1] > 0.0:
+            return w
+        q = math.sqrt(tN[0] / tN[1])
+        with np.errstate(over="ignore"):
+            g = saturate_reference(slope * x)
+        on = np.flatnonzero(g != 0.0)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            G[on] = saturate_reference(G[on] + g[on] * g[on])
+            r = np.where(G[on] > 0.0, g[on] / np.sqrt(G[on]), np.sign(g[on]))
+        step = saturate_reference(p["lr"] * q * np.clip(r, -1.0, 1.0) / S[on])
+        w[on] = saturate_reference(w[on] - step)
+        return w
+
     loss, lr, overlap, horizon, ridge, clock = (
         p[k] for k in ("loss", "lr", "overlap", "horizon", "ridge", "clock")
     )
@@ -393,6 +438,7 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
     w = np.zeros(d)  # the new model (the only one before the first switch)
     G = np.zeros(d)  # its AdaGrad accumulators / FTRL's n (base="adagrad" / "ftrl")
     z = np.zeros(d)  # FTRL's z (base="ftrl")
+    S, tN = np.zeros(d), np.zeros(2)  # NAG's scales, and its t and N since the switch (base="nag")
     w_old = np.zeros(d)  # the old model, explicit
     X1 = X2 = np.zeros((0, d))  # overlap rows of the map in use (old part, new part)
     P: list[np.ndarray] = []  # collected overlap rows (NaN -> 0)
@@ -454,7 +500,7 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
             if len(X2):
                 xr, e = recovered(X1, X2, xc)
                 f1 = float(unscale_reference(dot_reference(w_old, xr), e))
-            s = combine(f1, dot_reference(w, xc), a1)
+            s = combine(f1, dot_reference(scored(w, xc), xc), a1)
         out[0, i] = s if kind == 1 else (1.0 if s > 0 else -1.0)
         out[1, i] = s
         out[2, i] = loss_reference(loss, s, y[i])[0]
@@ -471,6 +517,7 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
                 if not h_finite:  # the map overflows: dropped, as if there were no overlap rows
                     X1 = X2 = np.zeros((0, d))
                 P, w, G, z = [], np.zeros(d), np.zeros(d), np.zeros(d)
+                S[:], tN[:] = 0.0, 0.0
                 cur, switches, tp = cur + 1, switches + 1, 0
                 alpha, L = np.array([0.5, 0.5]), np.zeros(2)
             prev = vis
@@ -486,13 +533,15 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
         tau = lr / math.sqrt(t)
         yi = float(y[i])
         if switches == 0:
-            w = step_model(w, G, z, tau, loss_reference(loss, dot_reference(w, xc), yi)[1], xc)
+            f = dot_reference(scored(w, xc), xc)
+            w = step_model(w, G, z, tau, loss_reference(loss, f, yi)[1], xc)
             continue
         tp += 1
         xr, e = (
             recovered(X1, X2, xc) if len(X2) else (np.zeros(d), 0)
         )  # the recovered old-space row
-        f1, f2 = float(unscale_reference(dot_reference(w_old, xr), e)), dot_reference(w, xc)
+        f1 = float(unscale_reference(dot_reference(w_old, xr), e))
+        f2 = dot_reference(scored(w, xc), xc)
         (l1, g1), (l2, g2) = loss_reference(loss, f1, yi), loss_reference(loss, f2, yi)
         losses = np.minimum(np.array([l1, l2]), _LCAP)
         if m == 3:
