@@ -188,22 +188,10 @@ def protocol_setting(name: str, learner: str) -> protocols.Setting:
 
 
 def _setting(cell: Cell) -> protocols.Setting:
-    """A Table 2 / overlap cell: ``--protocol fesl``; regression: the same scenario, square loss."""
+    """Every cell is ``--protocol fesl`` at its c and B (the regression set: the square loss)."""
     c, B = float(cell.params["c"]), int(cell.params["overlap"])
-    if cell.dataset in SYNTHETIC:
-        params = _params(c, B, 0)
-        del params["horizon"]  # the protocol's: the rows after the switch
-        return protocols.setting(
-            "fesl", cell.dataset, cell.method, params=params, scenario_params={"overlap": B}
-        )
-    n, d1 = dataset(cell.dataset).X.shape
-    return protocols.Setting(
-        cell.dataset,
-        scenario="evolvable",
-        scenario_params={"d2": int(round(0.7 * d1)), "overlap": B},
-        params=_params(c, B, n - n // 2, "square"),
-        loader=f"{__name__}:dataset",
-    )
+    params = {"lr": 1.0 / c, "overlap": B, **({} if cell.dataset in SYNTHETIC else {"loss": "square"})}  # fmt: skip
+    return protocols.setting("fesl", cell.dataset, cell.method, params=params, scenario_params={"overlap": B})  # fmt: skip
 
 
 def _cell_metrics(cell: Cell, s: protocols.Setting, res: Any) -> dict[str, Any]:
