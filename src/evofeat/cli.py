@@ -363,9 +363,12 @@ E-stage test half.
 \b
 Feature selectors (ceofs, cofs, alpha-investing, osfs, fast-osfs, saola) run
 on the feature-stream scenario (the default for them): --scenario-param
-historical_fraction (0.8), folds (10), classifier (svm: RBF, C=1; or knn3),
-seed. Selection runs inside each training fold; accuracy and mistakes are
-pooled over the test folds; n_selected is the mean over the folds.
+historical_fraction (0.8), folds (10), classifier (svm: RBF, C=1; knn3; or
+both, svm,knn3), seed. Selection runs inside each training fold; accuracy and
+mistakes are pooled over the test folds (the first classifier); n_selected is
+the mean over the folds; each classifier's accuracy and the features kept are
+also summarised over every test fold of every repeat (fold_accuracy_svm, ...);
+select=false runs no selector (the classifiers see every feature).
 """
 
 
@@ -381,7 +384,7 @@ pooled over the test folds; n_selected is the mean over the folds.
     "--protocol",
     default=None,
     help="A paper's settings for this data set and learner (stsd-authors, stsd-published, "
-    "stsd-paper, ofs, ofs-unit-norm, fesl, opid; see evofeat.experiments.protocols); the other flags override "
+    "stsd-paper, ofs, ofs-unit-norm, fesl, opid, ceofs; see evofeat.experiments.protocols); the other flags override "
     "them. Each reproduction report names the command of each of its rows.",
 )
 @click.option(
@@ -512,6 +515,19 @@ def _print_text(summary: dict[str, Any]) -> None:
         click.echo(f"  accuracy    {_fmt_stat(summary['accuracy'], 4)}")
     if "n_selected" in summary:
         click.echo(f"  n_selected  {_fmt_stat(summary['n_selected'], 1)}")
+    folds = {k[5:]: v for k, v in summary.items() if k.startswith("fold_") and v is not None}
+    if folds:  # a cross-validated selector: every test fold of every repeat
+        n_folds = summary.get("scenario_params", {}).get("folds", "")
+        click.echo(
+            f"  per test fold (mean ± std over {n_folds} folds x {n} repeat{'s' if n > 1 else ''}):"
+        )
+        for name, stat in folds.items():
+            value = (
+                f"{stat['mean']:.4f} ± {stat['std']:.4f}"
+                if "accuracy" in name
+                else f"{stat['mean']:.1f} ± {stat['std']:.1f}"
+            )
+            click.echo(f"    {name:<15} {value}")
     click.echo(f"  seconds     {_fmt_stat(summary['seconds'], 3)}")
 
 
@@ -544,6 +560,23 @@ def _stat(df: Any, column: str, values: bool = True) -> dict[str, Any] | None:
     if not values:
         stat.pop("values")
     return stat
+
+
+def _fold_stat(df: Any, column: str) -> dict[str, Any] | None:
+    """``summarize`` of a per-fold list column over every fold of every repeat (None if missing).
+
+    >>> import pandas as pd
+    >>> _fold_stat(pd.DataFrame({"fold_a": [[0.5, 1.0], [0.75]]}), "fold_a")
+    {'mean': 0.75, 'std': 0.25, 'values': [0.5, 1.0, 0.75]}
+    """
+    from evofeat.evaluate import summarize
+    from evofeat.evaluate.repeat import RepeatTally
+
+    if isinstance(df, RepeatTally):
+        return df.stat(column)
+    if column not in df:
+        return None
+    return summarize([v for folds in df[column] for v in folds])
 
 
 def _streamable(
@@ -670,6 +703,10 @@ def _run(
             summary["mistakes"] = None
         if kind == "selector":
             summary["n_selected"] = _stat(df, "n_selected")
+            given = dict(first.get("scenario_params") or {}).get("classifier", "svm")
+            for c in given if isinstance(given, list | tuple) else [given]:
+                summary[f"fold_accuracy_{c}"] = _fold_stat(df, f"fold_accuracy_{c}")
+            summary["fold_n_selected"] = _fold_stat(df, "fold_n_selected")
         if "cumulative_loss" in columns:
             summary["cumulative_loss"] = _stat(df, "cumulative_loss", values=regression)
             if regression and "n_scored" in columns:

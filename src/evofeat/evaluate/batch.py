@@ -27,7 +27,14 @@ What a repeat reports (the columns of the table):
 - ``seconds``: the learner's time (incdec: C-stage + E-stage fit + predict;
   feature-stream: selection, fit + online phase, summed over the folds);
 - feature-stream only: ``n_selected`` (mean over the folds),
-  ``fit_seconds``, ``online_seconds``;
+  ``fit_seconds``, ``online_seconds``; per classifier ``c`` of the
+  ``classifier`` scenario parameter (one name or a list, e.g. ``svm,knn3``;
+  the first gives ``accuracy`` and ``mistakes``): ``accuracy_c`` pooled over
+  the test folds and ``fold_accuracy_c``, the list of each test fold's
+  accuracy; ``fold_n_selected``, the features kept in each fold (the
+  ``fold_`` lists are summarised over every fold of every repeat). The
+  scenario parameter ``select=False`` runs no selector: the classifiers see
+  every feature (the reference row of CEOFS's Table 2);
 - ``scenario_params``: the scenario parameters used, defaults filled in.
 """
 
@@ -360,16 +367,18 @@ def _run_feature_stream(
     from evofeat.registry import make
     from evofeat.streams.feature_stream import feature_stream
 
-    valid = (*FEATURE_STREAM_DEFAULTS, "seed")
+    valid = (*FEATURE_STREAM_DEFAULTS, "select", "seed")
     bad = [k for k in sp if k not in valid]
     if bad:
         raise _unknown("feature-stream parameter", bad, valid, "--scenario-param")
     used = {**FEATURE_STREAM_DEFAULTS, **{k: v for k, v in sp.items() if k != "seed"}}
-    if used["classifier"] not in _CLASSIFIERS:
+    given = used["classifier"]
+    classifiers = list(given) if isinstance(given, list | tuple) else [given]
+    if not classifiers or any(c not in _CLASSIFIERS for c in classifiers):
         raise InputError(
             "unknown classifier",
-            expected=" or ".join(_CLASSIFIERS),
-            received=repr(used["classifier"]),
+            expected=" or ".join(_CLASSIFIERS) + ", or a list of them (svm,knn3)",
+            received=repr(given),
             fix="pass --scenario-param classifier=svm",
         )
     folds = used["folds"]
@@ -385,6 +394,13 @@ def _run_feature_stream(
             if smallest >= 2
             else "use a data set with at least 2 rows of every class",
         )
+    if not isinstance(used.get("select", True), bool):
+        raise InputError(
+            "bad select",
+            expected="true (run the selector) or false (every feature: the reference)",
+            received=repr(used["select"]),
+            fix="pass --scenario-param select=false, or leave it out",
+        )
     split_seed = sp.get("seed", seed)
     X = _dense(data.X)
 
@@ -394,26 +410,32 @@ def _run_feature_stream(
             selector.set_params(seed=seed)
         return selector
 
-    mistakes, n_selected, fit_s, online_s = 0, [], 0.0, 0.0
+    wrong = dict.fromkeys(classifiers, 0)
+    fold_acc: dict[str, list[float]] = {c: [] for c in classifiers}
+    n_selected, fit_s, online_s = [], 0.0, 0.0
     stream = feature_stream(X, y, historical_fraction=used["historical_fraction"], seed=split_seed)
+    every = np.arange(X.shape[1])
     for train, test, _, run in selection_folds(
-        stream, y, make_selector, folds=folds, seed=split_seed
+        stream, y, make_selector if used.get("select", True) else None, folds=folds, seed=split_seed
     ):
-        chosen = np.asarray(run.columns, dtype=np.int64)
-        pred = fold_predict(
-            used["classifier"], X[np.ix_(train, chosen)], y[train], X[np.ix_(test, chosen)]
-        )
-        mistakes += int(np.sum(pred != y[test]))
+        chosen = every if run is None else np.asarray(run.columns, dtype=np.int64)
+        for c in classifiers:
+            pred = fold_predict(c, X[np.ix_(train, chosen)], y[train], X[np.ix_(test, chosen)])
+            wrong[c] += int(np.sum(pred != y[test]))
+            fold_acc[c].append(float(np.mean(pred == y[test])))
         n_selected.append(int(chosen.size))
-        fit_s += run.fit_seconds
-        online_s += run.online_seconds
+        fit_s += run.fit_seconds if run else 0.0
+        online_s += run.online_seconds if run else 0.0
     n = int(y.shape[0])
     return {
-        "accuracy": 1.0 - mistakes / n,
-        "mistakes": mistakes,
+        "accuracy": 1.0 - wrong[classifiers[0]] / n,
+        "mistakes": wrong[classifiers[0]],
         "n_scored": n,
         "seconds": fit_s + online_s,
         "n_selected": float(np.mean(n_selected)),
+        **{f"accuracy_{c}": 1.0 - wrong[c] / n for c in classifiers},
+        **{f"fold_accuracy_{c}": fold_acc[c] for c in classifiers},
+        "fold_n_selected": [float(k) for k in n_selected],
         "fit_seconds": fit_s,
         "online_seconds": online_s,
         "n_historical": int(stream.historical.size),

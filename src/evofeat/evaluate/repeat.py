@@ -341,7 +341,9 @@ class RepeatTally:
     repeat that finishes early waits for those before it, at most one per
     worker) and summarised by a running mean and variance; its curves (the
     list columns ``curve_*`` holding one value per curve point) by a running
-    mean and variance at each point. Other list columns (``curve_rows``,
+    mean and variance at each point; the list columns ``fold_*`` (one value
+    per fold of a cross-validated repeat) as one column whose values are
+    every fold of every repeat. Other list columns (``curve_rows``,
     ``curve_stages``) are kept from the first repeat. The values of the first
     ``keep_values`` repeats (default :data:`KEEP_VALUES`) are kept for
     :meth:`stat`'s ``values``. ``derive(row)`` gives more values of a repeat to
@@ -356,6 +358,10 @@ class RepeatTally:
     (3, {'mean': 4.0, 'std': 1.0, 'values': [3, 5, 4]})
     >>> tally.curve("curve_x").to_dict("list")
     {'rows': [1, 2], 'mean': [4.0, 8.0], 'std': [1.0, 2.0]}
+    >>> folds = RepeatTally()
+    >>> folds.add({"repeat": 0, "fold_acc": [0.5, 1.0]}); folds.add({"repeat": 1, "fold_acc": [0.75]})
+    >>> folds.stat("fold_acc")
+    {'mean': 0.75, 'std': 0.25, 'values': [0.5, 1.0, 0.75]}
     """
 
     def __init__(
@@ -394,6 +400,9 @@ class RepeatTally:
         for key, value in row.items():
             if _is_curve(key, value):
                 self._curves.setdefault(key, _Running()).add(np.asarray(value, dtype=float))
+            elif key.startswith("fold_") and isinstance(value, list | tuple | np.ndarray):
+                for v in value:  # every fold's value, repeat after repeat
+                    self._fold(key, v)
         for key, value in [*((k, row.get(k)) for k in self._columns), *derived.items()]:
             self._fold(key, value)
         self._write({k: row.get(k) for k in self._columns})

@@ -19,7 +19,7 @@ from evofeat.experiments.base import Cell
 from evofeat.experiments.spec import Grid, PaperSpec
 from evofeat.report.paper import ANY, Col, Figure, Line, Results, View
 
-__all__ = ["PAPER", "measure_group_construction"]  # the benchmark imports it from here
+__all__ = ["PAPER", "dataset", "measure_group_construction", "protocol_setting"]
 
 DATASETS = ("hill-valley", "madelon", "isolet", "colon", "arcene", "colon-discretized")
 DISCRETE = frozenset({"colon-discretized"})
@@ -31,6 +31,8 @@ N_FOLDS = 10
 HISTORICAL_FRACTION = 0.8
 FIGURE4_THETA2 = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 CLASSIFIERS = {"svm_rbf": "SVM (RBF)", "knn3": "3-NN"}
+#: A stored metric's classifier -> its name in ``evofeat run``'s ``classifier`` scenario parameter.
+_CLASSIFY = {"svm_rbf": "svm", "knn3": "knn3"}
 #: Label of a method in the tables.
 _LABELS = dict(zip((*SELECTOR_METHODS, REFERENCE), ("CEOFS", "COFS", "Alpha-investing", "OSFS",
                    "Fast-OSFS", "SAOLA", "all features (no selection)"), strict=True))  # fmt: skip
@@ -48,6 +50,40 @@ def _load(name: str) -> tuple[np.ndarray, np.ndarray]:
         letter = np.asarray(getattr(ds, "classes", None) or np.arange(1, 27))[y].astype(int)
         y = np.where(letter <= 13, -1, 1)
     return X.astype(np.float64), y
+
+
+def dataset(name: str) -> Any:
+    """The data set as the paper's rows read it (dense; Isolet binary): ``--protocol ceofs``'s data."""
+    from evofeat.datasets.dataset import Dataset
+
+    X, y = _load(name)
+    names = [f"f{j + 1}" for j in range(X.shape[1])]
+    return Dataset(name, X, y, names, "binary", sorted({int(v) for v in y}), name)
+
+
+def protocol_setting(name: str, learner: str) -> protocols.Setting:
+    """``--protocol ceofs``: a Table 2 row (both classifiers scored on every test fold).
+
+    The repeat seeds the split of the features, the folds and CEOFS's and COFS's bootstrap, as
+    in the report's cells; ``--param variant=lofs`` gives a baseline's LOFS row and
+    ``--scenario-param select=false`` the row on all features.
+
+    >>> s = protocol_setting("colon-discretized", "osfs")
+    >>> s.params, s.scenario_params["classifier"]
+    ({'test': 'g2'}, ['svm', 'knn3'])
+    """
+    test = _test_for(learner, name)
+    return protocols.Setting(
+        name,
+        scenario="feature-stream",
+        scenario_params={
+            "historical_fraction": HISTORICAL_FRACTION,
+            "folds": N_FOLDS,
+            "classifier": list(_CLASSIFY.values()),
+        },
+        params={} if test is None else {"test": test},
+        loader=f"{__name__}:dataset",
+    )
 
 
 def _test_for(method: str, dataset: str) -> str | None:
@@ -73,7 +109,7 @@ def _score(out: dict[str, Any], X: np.ndarray, y: np.ndarray, train: Any, test: 
     class) and the number of features selected to ``out[f"{metric}_folds{suffix}"]``."""
     from evofeat.evaluate.batch import fold_predict
 
-    for c, kind in (("svm_rbf", "svm"), ("knn3", "knn")):
+    for c, kind in _CLASSIFY.items():
         pred = fold_predict(kind, X[np.ix_(train, chosen)], y[train], X[np.ix_(test, chosen)])
         out.setdefault(f"{c}_folds{suffix}", []).append(float(np.mean(pred == y[test])))
     out.setdefault(f"n_selected_folds{suffix}", []).append(float(chosen.size))
@@ -218,7 +254,8 @@ co-association matrix is never formed as a square: its condensed form is filled 
 blocks and handed to scipy's `linkage(method="average")`, which copies it to float64 and runs in
 O(d²) memory. The ensemble: bootstrap k-means runs with k = ceil(sqrt(d)) on all the features, then
 scipy's average linkage. `benchmarks/bench_ceofs_arcene.py` measures the same in a fresh process
-(`benchmarks/results/ceofs_arcene.md`).
+(`benchmarks/results/ceofs_arcene.md`); no `evofeat run` gives this table, which times the group
+construction alone, outside any selection run.
 """
 
 
@@ -246,6 +283,31 @@ def _at(m: str) -> Any:
 def _cols(*metrics: Any, digits: int | None = 0, **kw: Any) -> tuple[Col, ...]:
     """Columns of the metrics' means."""
     return tuple(Col(m, digits, spread=False, **kw) for m in metrics)
+
+
+def _command(view: View, key: Any) -> str:
+    """The ``evofeat run`` line of a stored Table 2 cell: its method, variant, folds and repeats."""
+    ds, m, p = key
+    g = view.group(ds, m, p)
+    assert g is not None  # rows not run are left out before their command is asked for
+    sp: dict[str, Any] = {"folds": g["params"].iloc[0]["folds"]}
+    if m == REFERENCE:  # no selector runs: the learner named is not used
+        sp["select"] = False
+    return protocols.command(
+        "ceofs", ds, "ceofs" if m == REFERENCE else m, int(g["repeat"].nunique()),
+        params={"variant": "lofs"} if p.get("variant") == "lofs" else {}, scenario_params=sp,
+    )  # fmt: skip
+
+
+def _figure4_commands(view: View) -> str:
+    """Figure 4's points as commands: θ2 acts in the online phase only, so a fresh run at one θ2
+    selects what the figure's copy of the fitted selector did."""
+    g = view.group(*_FIG4)
+    if g is None:
+        return ""
+    folds, n = g["params"].iloc[0]["folds"], int(g["repeat"].nunique())
+    return ("Each point: `" + protocols.command("ceofs", "isolet", "ceofs", n, scenario_params={"folds": folds})
+            + " --param theta2=T` (T the point's θ2).\n")  # fmt: skip
 
 
 def _folds(view: View) -> str:
@@ -334,8 +396,11 @@ PAPER = PaperSpec(
                 _cols("n_rows", "n_features", "n_historical", "n_arriving", "n_relevant_folds")),
         "## Table 2: accuracy (%) on the selected features\n",
         _folds,
+        "Each row's command gives its numbers (`fold_accuracy_svm`, `fold_accuracy_knn3` and "
+        "`fold_n_selected` in its summary: mean ± std over every test fold).\n",
         Results(("data set", "method", "test", *CLASSIFIERS.values(), "features"), _ROWS,
-                (*(Col(f"{c}_folds", 1, 100) for c in CLASSIFIERS), Col("n_selected_folds"))),
+                (*(Col(f"{c}_folds", 1, 100) for c in CLASSIFIERS), Col("n_selected_folds")),
+                command=_command),
         "### The paper's claims, checked\n\nCEOFS against COFS on the same folds: the difference "
         "of the mean accuracies (points), the features selected and the historical groups they "
         "come from.\n",
@@ -350,7 +415,9 @@ PAPER = PaperSpec(
         "of one training fold (mean over folds and repeats; one core per cell, "
         f"{os.cpu_count()} on the machine, cells run two at a time). Baselines: textbook variant. "
         "The historical phase of CEOFS (group construction and representatives) is shown for "
-        "scale.\n",
+        "scale. The times come from the Table 2 rows' runs, so each row's command there gives "
+        "them too (`fit_seconds`, `online_seconds` in its summary: sums over the folds); they are "
+        "wall-clock, so a rerun gives others, and no cell here has a command of its own.\n",
         Results(("data set", "arriving", *(f"{_LABELS[m]} (s)" for m in SELECTOR_METHODS),
                  "CEOFS ms/feature", "CEOFS historical phase (s)"),
                 tuple(((ds,), _key(ds, "ceofs")) for ds in DATASETS),
@@ -369,6 +436,7 @@ PAPER = PaperSpec(
                xlabel="correlation threshold θ2", ylabel="CEOFS accuracy (%)",
                row_head=("data", "θ2"), marker="o", spread=True),
         _spread,
+        _figure4_commands,
         _GROUPS,
         Results(("data set", *_GROUPS_HEAD.values()),
                 tuple(((ds,), (ds, "ceofs-groups", {"n_runs": 10})) for ds in ("arcene", "hill-valley")),

@@ -32,6 +32,9 @@ overrides the protocol's value.
     repeat; svmguide3 is the LIBSVM training file (1243 rows).
 ``ofs-unit-norm``
     The same with unit rows only (the report's alternative normalisation).
+``ceofs``
+    The CEOFS paper's Table 2 (:func:`evofeat.experiments.ceofs.protocol_setting`):
+    the feature-stream scenario, both classifiers scored per test fold.
 
 Examples
 --------
@@ -190,6 +193,12 @@ PROTOCOLS: dict[str, tuple[str, Any]] = {
         "its seeds per repeat",
         "evofeat.experiments.opid:protocol_setting",
     ),
+    "ceofs": (
+        "the CEOFS paper's Table 2 row: 80% of the features historical, 10 stratified folds, "
+        "SVM (RBF) and 3-NN on the selected features, the row's test (--param variant=lofs for "
+        "LOFS's baselines, --scenario-param select=false for all features); Isolet as A-M vs N-Z",
+        "evofeat.experiments.ceofs:protocol_setting",
+    ),
 }
 
 
@@ -204,7 +213,7 @@ def setting(protocol: str, dataset: str, learner: str, **override: Any) -> Setti
     >>> setting("nope", "german", "ofs")
     Traceback (most recent call last):
     ...
-    evofeat.base.errors.InputError: unknown protocol 'nope': expected one of fesl, ofs, ofs-unit-norm, opid, stsd-authors, stsd-paper, stsd-published; fix: pick one of those (see evofeat.experiments.protocols)
+    evofeat.base.errors.InputError: unknown protocol 'nope': expected one of ceofs, fesl, ofs, ofs-unit-norm, opid, stsd-authors, stsd-paper, stsd-published; fix: pick one of those (see evofeat.experiments.protocols)
     """
     if protocol not in PROTOCOLS:
         raise InputError(
@@ -302,6 +311,8 @@ def protocol_runner(learner: str, s: Setting, scenario: str, *, repeat: int, **k
 
 
 def _fmt(v: Any) -> str:
+    if isinstance(v, bool):  # as the command line reads it
+        return str(v).lower()
     if isinstance(v, list | tuple):
         return ",".join(_fmt(x) for x in v)
     return repr(v) if isinstance(v, float) else str(v)

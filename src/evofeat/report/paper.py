@@ -443,7 +443,8 @@ class Results:
 
     ``metrics`` are (metric, digits) pairs or :class:`Col`; a row whose cell was not run
     (no value in the first column) is left out. ``transpose``: a row per column. ``rows``
-    may be a function of the :class:`View` (rows that follow what was run).
+    may be a function of the :class:`View` (rows that follow what was run). ``command(view,
+    key)``: the ``evofeat run`` line of a row's cell, a last column.
 
     >>> Results(("learner",), ((("OFS",), ("german", "ofs", {})),)).render(View(pd.DataFrame()))
     'not run'
@@ -453,20 +454,25 @@ class Results:
     rows: tuple[tuple[tuple[Any, ...], Key], ...] | Callable[[View], list[Any]]
     metrics: tuple[tuple[str, int] | Col, ...] = (("mistakes", 1),)
     transpose: bool = False
+    command: Callable[[View, Key], str] | None = None
 
     def render(self, view: View) -> str:
         cols = [c if isinstance(c, Col) else Col(*c) for c in self.metrics]
         body = [
-            [*label, *(c.value(view, key) for c in cols)]
+            [*label, *(c.value(view, key) for c in cols), *self._command(view, key)]
             for label, key in (self.rows(view) if callable(self.rows) else self.rows)
             if cols[0].values(view, key).size
         ]
         if not body:
             return "not run"
+        head = [*self.head, *(["command"] if self.command else [])]
         if self.transpose:
-            first, *rest = [list(r) for r in zip(self.head, *body, strict=True)]
+            first, *rest = [list(r) for r in zip(head, *body, strict=True)]
             return markdown_table(rest, first)
-        return markdown_table(body, list(self.head))
+        return markdown_table(body, head)
+
+    def _command(self, view: View, key: Key) -> list[str]:
+        return [] if self.command is None else [f"`{self.command(view, key)}`"]
 
 
 @dataclass(frozen=True)
