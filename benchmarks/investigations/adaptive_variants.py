@@ -101,7 +101,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
 #: eta (the previous run's counted variant); the counted truncation at the paper's eta; and the
 #: counted variant with the paper's decay 1 - 0.2 * 0.01 and radius 10 (l2 = 0.0004: with lr = 5
 #: the counted one decays w by 1 - 5 * 0.01 a row), added after the counted results were seen.
-#: FESL: over AdaGrad at lr 0.1 (the previous run's counted variant) and over FTRL at alpha 0.1.
+#: FESL: over AdaGrad at lr 0.1 (the previous run's counted variant), over FTRL at alpha 0.1, and
+#: over NAG (added after the counted variant was declared and run) at VW's rate 0.5 and with lr =
+#: 1/c searched on the held-out runs as the counted one.
 EXTRA: dict[str, dict[str, dict[str, Any]]] = {
     "ofs": {
         "adagrad-truncate-w": {"step": "adagrad"},
@@ -117,6 +119,8 @@ EXTRA: dict[str, dict[str, dict[str, Any]]] = {
     "fesl": {
         "adagrad-lr-0.1": {"base": "adagrad", "lr": 0.1},
         "ftrl-lr-0.1": {"base": "ftrl", "lr": 0.1},
+        "nag-lr-0.5": {"base": "nag", "lr": 0.5},
+        "nag-searched": {"base": "nag", "lr": LR_SEARCHED},
     },
 }
 EXTRA_NAME = {
@@ -125,6 +129,8 @@ EXTRA_NAME = {
     "sum-paper-decay": "as counted, the paper's decay and ball (l2 0.0004, radius 10)",
     "adagrad-lr-0.1": "AdaGrad base, lr 0.1",
     "ftrl-lr-0.1": "FTRL base, lr 0.1",
+    "nag-lr-0.5": "NAG base, lr 0.5",
+    "nag-searched": "NAG base, lr searched",
 }
 
 
@@ -288,8 +294,13 @@ def fesl_cells(runs: Runs, repeats: int) -> list[dict[str, Any]]:
             "horizon": n - n // 2,
             "loss": "logistic",
         }
-        searched = {**VARIANTS["fesl"], "lr": _fesl_search(runs, ds, base)}
-        variants = {"faithful": {}, "adaptive": searched, **EXTRA["fesl"]}
+        variants: dict[str, dict[str, Any]] = {"faithful": {}}
+        chosen = {}
+        for name, params in {"adaptive": VARIANTS["fesl"], **EXTRA["fesl"]}.items():
+            if params.get("lr") == LR_SEARCHED:
+                chosen[name] = _fesl_search(runs, ds, base, params)
+                params = {**params, "lr": chosen[name]}
+            variants[name] = params
         out.append(
             _compare(
                 runs,
@@ -303,12 +314,12 @@ def fesl_cells(runs: Runs, repeats: int) -> list[dict[str, Any]]:
                 {"overlap": fesl.OVERLAP},
             )
         )
-        out[-1]["adaptive_lr"] = searched["lr"]
+        out[-1].update({f"{name}_lr": lr for name, lr in chosen.items()})
     return out
 
 
-def _fesl_search(runs: Runs, ds: str, base: dict[str, Any]) -> float:
-    """lr = 1/c of FESL over AdaGrad, chosen as the FESL report chooses c for OGD.
+def _fesl_search(runs: Runs, ds: str, base: dict[str, Any], variant: dict[str, Any]) -> float:
+    """lr = 1/c of FESL over ``variant``'s base, chosen as the FESL report chooses c for OGD.
 
     The best mean accuracy over the five methods and the held-out search runs
     (seed SEARCH_SEED + r, never a reported run), c in the paper's grid; ties: the smaller c.
@@ -317,7 +328,7 @@ def _fesl_search(runs: Runs, ds: str, base: dict[str, Any]) -> float:
 
     means = []
     for c in fesl.C_GRID:
-        params = {**base, **VARIANTS["fesl"], "lr": 1.0 / c}
+        params = {**base, **variant, "lr": 1.0 / c}
         accs = [
             runs.get(
                 _key("fesl-search", ds, m, params),
@@ -455,7 +466,10 @@ def render(cells: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "chosen is shown beside each adaptive number. Declared the counted variant before this "
         "run looked at Table 2 (the previous run had counted AdaGrad at lr = 0.1 and shown this "
         'one). Shown beside it and not counted: `base="adagrad"`, `lr=0.1` (AdaGrad\'s library '
-        'default), and `base="ftrl"`, `lr=0.1` (FTRL\'s usual alpha).',
+        'default), `base="ftrl"`, `lr=0.1` (FTRL\'s usual alpha), and, added after the counted '
+        'variant was run, `base="nag"` (normalised adaptive gradient, Ross, Mineiro & Langford '
+        "2013) at `lr=0.5` (Vowpal Wabbit's default rate) and with lr = 1/c searched on the "
+        "held-out runs as the counted variant.",
         "",
         "## Count against the target",
         "",
@@ -530,8 +544,9 @@ def render(cells: list[dict[str, Any]], meta: dict[str, Any]) -> str:
                 f"**{c['outcome']}**" if c["outcome"] == "win" else c["outcome"],
             ]
             for name in extras:
+                lr_x = f" (lr {c[name + '_lr']:g})" if name + "_lr" in c else ""
                 row += [
-                    _fmt(c[f"{name}_mean"], c[f"{name}_std"], c["higher_is_better"], rate),
+                    _fmt(c[f"{name}_mean"], c[f"{name}_std"], c["higher_is_better"], rate) + lr_x,
                     _p(c[f"{name}_t_pvalue"]),
                     c[f"{name}_outcome"],
                 ]
