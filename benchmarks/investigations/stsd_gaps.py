@@ -41,9 +41,10 @@ sees what it breaks as well as what it fixes.
 sets, german included): the schedule (``STSD_rand.m``'s 10 stages, the
 protocol, against 4), the C the drivers pass to ``STSD_rand`` (1e4, 100,
 1e-4) on either schedule, STSD-I's C per data set, the grid C with the
-fewest mistakes, the mask rule of ``STSD_rand.m`` (our learner with
-``rand_mask="always"``, and :func:`stsd_rand_m`, the file transliterated
-line by line with NumPy's permutation for ``randperm``) and two other
+fewest mistakes, the mask rule (the protocol follows ``STSD_rand.m``,
+``rand_mask="always"``; our learner's default ``"over-budget"`` instead;
+and :func:`stsd_rand_m`, the file transliterated line by line with NumPy's
+permutation for ``randperm``) and two other
 readings of "randomly selected features" (one subset per stage, a new
 subset every row). ``--spambase-orders SETS`` runs spambase's cells on SETS
 independent sets of 20 random orders.
@@ -659,14 +660,14 @@ def rand_hypotheses(repeats: int = 20) -> list[RandHypothesis]:
             "STSD_rand.m line by line (randperm) [4 stages]", "f", lambda d: FOUR, 0, "update"
         ),
         RandHypothesis(
-            "rand_mask='always' (STSD_rand.m's mask, whatever the support) [10 stages]",
+            "rand_mask='over-budget' (a draw only when the support exceeds round(B d)) [10 stages]",
             "f",
-            lambda d: _merge(TEN, {"params": {"rand_mask": "always"}}),
+            lambda d: _merge(TEN, {"params": {"rand_mask": "over-budget"}}),
         ),
         RandHypothesis(
-            "rand_mask='always' (STSD_rand.m's mask, whatever the support) [4 stages]",
+            "rand_mask='over-budget' (a draw only when the support exceeds round(B d)) [4 stages]",
             "f",
-            lambda d: _merge(FOUR, {"params": {"rand_mask": "always"}}),
+            lambda d: _merge(FOUR, {"params": {"rand_mask": "over-budget"}}),
         ),
         RandHypothesis("one random subset per stage [4 stages]", "f", lambda d: FOUR, 0, "stage"),
         RandHypothesis("a new random subset every row [4 stages]", "f", lambda d: FOUR, 0, "row"),
