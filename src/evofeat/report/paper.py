@@ -330,7 +330,8 @@ class Line:
 class Figure:
     """Means against a parameter: one panel per data set, one :class:`Line` per curve.
 
-    ``spread``: error bars of one std and mean ± std in the table.
+    ``spread``: error bars of one std and mean ± std in the table. ``panels``
+    may be a function of the :class:`View` (panels that follow what was run).
 
     >>> Figure("figure1", "Figure 1", "", ("german",), (0.1, 1.0), ()).ylabel
     'average mistakes'
@@ -339,7 +340,7 @@ class Figure:
     name: str
     title: str
     caption: str
-    panels: tuple[str, ...]
+    panels: tuple[str, ...] | Callable[[View], tuple[str, ...]]
     x: tuple[Any, ...]
     lines: tuple[Line, ...]
     xlabel: str = ""
@@ -698,9 +699,10 @@ def summary(spec: PaperSpec, view: View) -> str:
 
 # ---------------------------------------------------------------------- figures, runtime
 def _figure(view: View, f: Figure) -> str:
-    fig, axes = new_figure(len(f.panels), ncols=3)
+    panels = f.panels(view) if callable(f.panels) else f.panels
+    fig, axes = new_figure(len(panels), ncols=3)
     rows, sizes = [], set()
-    for ax, ds in zip(axes, f.panels, strict=True):
+    for ax, ds in zip(axes, panels, strict=True):
         for line in f.lines:
             metric = (line.metric or f.metric).format
             pts = [(x, line.scale * view.values(ds, line.method, line.params(ds, x), metric(x=x)))
