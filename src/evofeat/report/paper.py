@@ -52,7 +52,6 @@ __all__ = [
     "View",
     "exact",
     "render",
-    "section",
     "verdict",
 ]
 
@@ -802,26 +801,6 @@ def runtime(view: View) -> str:
         f"{rows / max(comp, 1e-9):.3g} rows/s in the compiled loop (wall clock, shared cores"
         f"{'; ' + note if note else ''}).\n"
     )
-
-
-def section(
-    fn: Callable[..., Any], args: Callable[[pd.DataFrame], tuple[Any, ...]], out: bool = False
-) -> Callable[[View], str]:
-    """A paper's own section: ``fn(*args(results))`` (and the report folder when ``out``).
-
-    ``fn`` returns Markdown, or a list of lines.
-
-    >>> s = section(lambda n: [f"{n} rows", "done"], lambda res: (len(res),))
-    >>> print(s(View(pd.DataFrame())))
-    0 rows
-    done
-    """
-
-    def rendered(view: View) -> str:
-        got = fn(*args(view.results), view.out) if out else fn(*args(view.results))
-        return "\n".join(got) if isinstance(got, list) else str(got)
-
-    return rendered
 
 
 def render(spec: PaperSpec, results: pd.DataFrame, out: Path, command: str) -> Path:
