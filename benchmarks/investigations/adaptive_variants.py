@@ -588,11 +588,13 @@ PROBE_OFS_LR = (0.05, 0.2, 1.0, 5.0, 25.0)
 PROBE_TRUNCATE_REPEATS = 10
 
 
-def probe_truncate() -> tuple[str, float]:
+def probe_truncate(paper_decay: bool = False) -> tuple[str, float]:
     """Mean mistakes of OFS (protocol ofs, B = 0.1 d) with AdaGrad at each truncate_by and lr.
 
     On PROBE_DATA (none of them in OFS's tables), 10 orders each; the setting chosen is the
     one with the lowest mean over the four sets of its mistakes divided by the paper step's.
+    ``paper_decay``: each lr with l2 = 0.002 / lr and radius 10, so the decay 1 - lr l2 and the
+    ball stay the paper's (a diagnostic run after the counted variant's results were seen).
     """
 
     def relative(extra: dict[str, Any]) -> list[float]:
@@ -608,7 +610,10 @@ def probe_truncate() -> tuple[str, float]:
     best, best_score = ("weight", 0.2), math.inf
     for by in PROBE_TRUNCATE:
         for lr in PROBE_OFS_LR:
-            row = relative({"step": "adagrad", "lr": lr, "truncate_by": by})
+            extra: dict[str, Any] = {"step": "adagrad", "lr": lr, "truncate_by": by}
+            if paper_decay:
+                extra.update(l2=0.2 * 0.01 / lr, radius=10.0)
+            row = relative(extra)
             score = float(np.mean([r / p for r, p in zip(row, paper, strict=True)]))
             print(
                 f"  adagrad truncate_by={by} lr={lr}: {' '.join(f'{v:.1f}' for v in row)}"
@@ -641,12 +646,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only print the probe that chose OFS's truncate_by and lr (outside the tables)",
     )
+    ap.add_argument(
+        "--paper-decay",
+        action="store_true",
+        help="with --probe-truncate: keep the paper's decay and ball at every lr (diagnostic)",
+    )
     args = ap.parse_args(argv)
     if args.probe_lr:
         probe_lr()
         return 0
     if args.probe_truncate:
-        probe_truncate()
+        probe_truncate(args.paper_decay)
         return 0
     import subprocess
 
