@@ -21,8 +21,9 @@ steps (Duchi, Hazan & Singer 2011; not the papers'):
   set on held-out runs as the FESL report does): ``base="adagrad"`` with
   lr = 1/c searched per data set on the held-out runs exactly as the FESL
   report searches c for the paper's OGD. Shown beside it, not counted:
-  ``base="adagrad"`` with ``lr=0.1`` (AdaGrad's library default) and
-  ``base="ftrl"`` with ``lr=0.1`` (FTRL's usual alpha).
+  ``base="adagrad"`` with ``lr=0.1`` (AdaGrad's library default),
+  ``base="ftrl"`` with ``lr=0.1`` (FTRL's usual alpha), and ``base="nag"`` at
+  ``lr=0.5`` (VW's rate) and with lr searched as the counted variant.
 
 Each cell gets the paired t-test and Wilcoxon signed-rank test of the variant
 against the faithful run (evofeat.evaluate.stats.paired_tests, alpha 0.05);
@@ -35,7 +36,7 @@ the JSON are kept (merged), so one paper can be rerun alone.
     python benchmarks/investigations/adaptive_variants.py [--repeats 20] [--fesl-repeats 10]
         [--papers stsd,ofs,fesl] [--cache /tmp/adaptive_variants.json]
 
-Needs the shared data folder (``EVOFEAT_DATA``). About 10 minutes of one core
+Needs the shared data folder (``EVOFEAT_DATA``). About 15 minutes of one core
 with the full repeats.
 """
 
