@@ -130,3 +130,14 @@ def test_bad_select_and_classifier_values_are_explained() -> None:
                                                          "classifier": ["knn3", "svm"]})  # fmt: skip
     assert out["fold_n_selected"] == [6.0, 6.0]
     assert out["accuracy"] == out["accuracy_knn3"] and len(out["fold_accuracy_svm"]) == 2
+
+
+def test_the_text_summary_prints_each_classifier_per_fold() -> None:
+    args = ["run", "--learner", "saola", "--dataset", "german", "--repeats", "2"]
+    args += ["--scenario-param", "folds=3", "--scenario-param", "classifier=svm,knn3"]
+    text = CliRunner().invoke(main, args).output
+    assert "per test fold (mean ± std over 3 folds x 2 repeats):" in text
+    assert "accuracy_svm" in text and "accuracy_knn3" in text and text.startswith("saola on")
+    every = CliRunner().invoke(main, [*args, "--scenario-param", "select=false"]).output
+    assert every.startswith("every feature (no selector) on german")
+    assert "n_selected      24.0 ± 0.0" in every

@@ -500,8 +500,10 @@ def _fmt_stat(stat: dict[str, Any] | None, digits: int) -> str:
 def _print_text(summary: dict[str, Any]) -> None:
     n = summary["repeats"]
     streamed = ", streamed from disk" if summary.get("streamed") else ""
+    every = (summary.get("scenario_params") or {}).get("select") is False  # no selector ran
     click.echo(
-        f"{summary['learner']} on {summary['dataset']} ({summary['scenario']}, {n} repeat"
+        f"{'every feature (no selector)' if every else summary['learner']} on "
+        f"{summary['dataset']} ({summary['scenario']}, {n} repeat"
         f"{'s' if n > 1 else ''}{streamed})"
     )
     scored = (
