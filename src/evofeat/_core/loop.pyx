@@ -14,6 +14,7 @@ from cpython.object cimport PyObject
 from libc.math cimport isfinite
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcmp
 
 from evofeat._core.core cimport Core
 from evofeat._core.rows cimport Entry, sort_entries as _sort_entries, sort_pairs as _sort_pairs
@@ -331,6 +332,20 @@ def run_rows(
         return rec.wrong, rec.loss_sum
     finally:
         _scratch_free(&buf)
+
+
+def same_bytes(const unsigned char[::1] a, const unsigned char[::1] b):
+    """Whether two byte buffers are equal (one ``memcmp``, no copy).
+
+    >>> import numpy as np
+    >>> same_bytes(np.zeros(3, np.uint8), np.zeros(3, np.uint8)), same_bytes(np.zeros(3, np.uint8), np.ones(3, np.uint8))
+    (True, False)
+    """
+    if a.shape[0] != b.shape[0]:
+        return False
+    if a.shape[0] == 0:
+        return True
+    return memcmp(&a[0], &b[0], a.shape[0]) == 0
 
 
 def first_bad_label(const double[::1] y):

@@ -299,8 +299,8 @@ def prequential(
         cumulative_loss=total_l,
         seconds=seconds,
         curve_rows=ticks,
-        curve_mistake_rate=curve_m / np.maximum(ticks, 1),
-        curve_loss=curve_l / np.maximum(ticks, 1),
+        curve_mistake_rate=curve_m / ticks,  # ticks count rows from 1
+        curve_loss=curve_l / ticks,
         labels=labels_all,
         scores=scores_all,
         extra={"compute_seconds": compute},

@@ -15,10 +15,19 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from evofeat._core.loop import same_bytes
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex, sort_names
 
 __all__ = ["Chunk", "Stream"]
+
+
+def _same(kept: np.ndarray, now: np.ndarray, dtype: Any) -> bool:
+    """Whether ``now`` (as ``dtype``) holds the bytes of ``kept`` (C-ordered, of that dtype)."""
+    now = np.ascontiguousarray(now, dtype=dtype)
+    return kept.shape == now.shape and same_bytes(
+        kept.reshape(-1).view(np.uint8), now.reshape(-1).view(np.uint8)
+    )
 
 
 _NO_INDEX = np.zeros(0, dtype=np.int64)  # the CSR arrays of a dense stream (read-only: shared)
@@ -271,9 +280,8 @@ class Stream:
         if (
             kept is None
             or kept[0].shape != masks.shape
-            or kept[1].shape != self.seg_rows.shape
-            or kept[1].tobytes() != np.asarray(self.seg_rows, dtype=np.int64).tobytes()
-            or kept[0].tobytes() != np.asarray(masks, dtype=bool).tobytes()
+            or not _same(kept[1], self.seg_rows, np.int64)
+            or not _same(kept[0], masks, bool)
             or kept[2] != (names if isinstance(names, list) else list(names))
         ):
             self._cache.clear()
