@@ -7,6 +7,7 @@ walk a River-style ``{name: value}`` row in C through the feature index's
 name -> column dict, with the same math as the array path.
 """
 
+from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBuffer_Release, PyObject_GetBuffer
 from cpython.dict cimport PyDict_GetItem, PyDict_Next
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
 from cpython.long cimport PyLong_AsSsize_t
@@ -334,18 +335,23 @@ def run_rows(
         _scratch_free(&buf)
 
 
-def same_bytes(const unsigned char[::1] a, const unsigned char[::1] b):
-    """Whether two byte buffers are equal (one ``memcmp``, no copy).
+def same_bytes(a, b):
+    """Whether two C-contiguous buffers hold the same bytes (one ``memcmp``, no copy).
 
     >>> import numpy as np
-    >>> same_bytes(np.zeros(3, np.uint8), np.zeros(3, np.uint8)), same_bytes(np.zeros(3, np.uint8), np.ones(3, np.uint8))
+    >>> same_bytes(np.zeros(3, bool), np.zeros(3, bool)), same_bytes(np.zeros(3), np.ones(3))
     (True, False)
     """
-    if a.shape[0] != b.shape[0]:
-        return False
-    if a.shape[0] == 0:
-        return True
-    return memcmp(&a[0], &b[0], a.shape[0]) == 0
+    cdef Py_buffer va, vb
+    PyObject_GetBuffer(a, &va, PyBUF_C_CONTIGUOUS)
+    try:
+        PyObject_GetBuffer(b, &vb, PyBUF_C_CONTIGUOUS)
+        try:
+            return va.len == vb.len and (va.len == 0 or memcmp(va.buf, vb.buf, va.len) == 0)
+        finally:
+            PyBuffer_Release(&vb)
+    finally:
+        PyBuffer_Release(&va)
 
 
 def first_bad_label(const double[::1] y):

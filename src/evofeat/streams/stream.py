@@ -25,9 +25,7 @@ __all__ = ["Chunk", "Stream"]
 def _same(kept: np.ndarray, now: np.ndarray, dtype: Any) -> bool:
     """Whether ``now`` (as ``dtype``) holds the bytes of ``kept`` (C-ordered, of that dtype)."""
     now = np.ascontiguousarray(now, dtype=dtype)
-    return kept.shape == now.shape and same_bytes(
-        kept.reshape(-1).view(np.uint8), now.reshape(-1).view(np.uint8)
-    )
+    return kept.shape == now.shape and bool(same_bytes(kept, now))
 
 
 _NO_INDEX = np.zeros(0, dtype=np.int64)  # the CSR arrays of a dense stream (read-only: shared)
