@@ -64,12 +64,14 @@ QUICK: dict[str, Any] = {
 
 #: Variants run beside the registered learners: each linear learner with the other setting of its
 #: bias (the papers' methods and baselines have none by default; ftrl and adagrad learn one, and
-#: without it ftrl is OpenMOA's FTRL, as the leaderboard before the option ran it).
+#: without it ftrl is OpenMOA's FTRL, as the leaderboard before the option ran it); NAG with the
+#: importance-invariant step that Vowpal Wabbit takes by default.
 VARIANTS = tuple(
     f"{n}(fit_intercept=True)" for n in ("perceptron", "pa", "pa-i", "pa-ii", "ogd")
 ) + (
     "ftrl(fit_intercept=False)",
     "adagrad(fit_intercept=False)",
+    "nag(invariant=True)",  # NAG with VW's importance-invariant step: VW's defaults, in evofeat
 )
 
 
