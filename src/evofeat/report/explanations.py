@@ -207,7 +207,8 @@ EXPLANATIONS: dict[str, dict[str, Explanation]] = {
             "quarter is cut from them. Each such cell is within 2σ under one rule tried (the "
             "paper's count of the most-inked pixels; all 784 pixels / 255), but no one rule puts "
             "every SVM(a) cell within 2σ (the paper's count sends SVM(a) at the largest n_i to "
-            "+4 to +7σ); the C-stage rows cannot move SVM(a). Not reproduced by one rule. OPIDe on "
+            "+4 to +7σ); the C-stage rows cannot move SVM(a); on 0vs3vs5 at n_i = 240, 480 the "
+            "baselines' C = 0.01 also brings it within 1σ. Not reproduced by one rule. OPIDe on "
             "0vs5 at n_i = 320 (+2.1σ) is within 2σ with the paper's pixel count (+1.7σ); more "
             "C-stage rows would raise it further (+1.2 points per doubling).",
             "benchmarks/investigations/opid_mnist.py (the report's cells on 25-100 % of our C-stage rows, "
