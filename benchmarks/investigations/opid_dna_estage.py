@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from evofeat.evaluate.batch import _incdec_diagnostic
 from evofeat.experiments import opid as exp
 from evofeat.onepass import make_learner, run_incdec
 from evofeat.streams.incdec import incdec
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                 ("opid-z", "OPID on Z only (no X_a)"),
                 ("cstage", "C-stage model alone (argmax Z)"),
             ):
-                acc.setdefault(label, []).append(exp._diagnostic(diag, sc, sd, {})["accuracy"])
+                acc.setdefault(label, []).append(_incdec_diagnostic(diag, sc, sd, {})["accuracy"])
                 extra.setdefault(label, []).append(np.nan)
     print(
         f"DNA, n_i = 60, {args.repeats} draws; paper OPID {PAPER[0]:.4f} ({PAPER[1]:.4f}); z = (ours - paper) / paper std\n"
