@@ -397,7 +397,9 @@ PAPER = PaperSpec(
         "## Table 2: accuracy (%) on the selected features\n",
         _folds,
         "Each row's command gives its numbers (`fold_accuracy_svm`, `fold_accuracy_knn3` and "
-        "`fold_n_selected` in its summary: mean ± std over every test fold).\n",
+        "`fold_n_selected` in its summary: mean ± std over every test fold), bit for bit: the "
+        "command and the reproduction both run with one BLAS thread (with more, sums taken in "
+        "another order change a feature of CEOFS's and COFS's selections on Isolet).\n",
         Results(("data set", "method", "test", *CLASSIFIERS.values(), "features"), _ROWS,
                 (*(Col(f"{c}_folds", 1, 100) for c in CLASSIFIERS), Col("n_selected_folds")),
                 command=_command),
