@@ -89,14 +89,6 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
         to 9e-5) and ``delta_1 = a / (1 + e^(y f))``. Off by default: the
         paper's Algorithm 2 takes the gradient step.
 
-    The paper fixes no eta; the default ``lr=0.5`` is Vowpal Wabbit's
-    default learning rate (``-l 0.5``), whose ``--normalized --adaptive``
-    update (on by default) is this rule, not tuned on evofeat's data sets.
-    ``NAG(invariant=True)`` is VW's ``--normalized --adaptive --invariant``
-    up to two details that are not parameters here: VW rescales a weight
-    after predicting (the paper, and this learner, before), and counts in
-    ``t`` and ``N`` only the rows with a non-zero gradient.
-
     Attributes
     ----------
     coef_
@@ -104,6 +96,16 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
         so far).
     intercept_
         The bias (0.0 without ``fit_intercept``).
+
+    Notes
+    -----
+    The paper fixes no eta; the default ``lr=0.5`` is Vowpal Wabbit's
+    default learning rate (``-l 0.5``), whose ``--normalized --adaptive``
+    update (on by default) is this rule, not tuned on evofeat's data sets.
+    ``NAG(invariant=True)`` is VW's ``--normalized --adaptive --invariant``
+    up to two details that are not parameters here: VW rescales a weight
+    after predicting (the paper, and this learner, before), and counts in
+    ``t`` and ``N`` only the rows with a non-zero gradient.
 
     Examples
     --------
