@@ -141,11 +141,13 @@ def test_invariant_step_never_passes_the_label(loss: str) -> None:
     """``invariant=True``: a huge rate moves the score toward the label, never past it (the gradient step does)."""
     x: dict[Hashable, float] = {"a": 1.0, "b": -2.0}
     target = 1.0 if loss == "logistic" else 3.0
-    after = {}
+    after: dict[bool, float] = {}
     for invariant in (False, True):
         model = NAG(lr=50.0, loss=loss, invariant=invariant)
         model.learn_one(x, 1 if loss == "logistic" else target)  # from the score 0
-        after[invariant] = model.decision_one(x)
+        score = model.decision_one(x)
+        assert score is not None
+        after[invariant] = score
     assert 0.0 < after[True] < after[False]  # toward the label, less far
     if loss == "square":
         assert after[True] < target < after[False]  # the gradient step overshoots
