@@ -344,7 +344,10 @@ def test_cells_and_report(tmp_path) -> None:
     dna60 = next(line for line in text.splitlines() if line.startswith("| DNA | 60 | 0.7"))
     svm_cell = dna60.split(" | ")[2]  # OPIDe's then OPID's mark: both significantly better
     assert svm_cell.startswith("0.7") and svm_cell.endswith("●●")
-    table1 = "| DNA | 3 | 1200; 50/80/50 | Table 2 (DNA); n_i = 60, 120, 240, 300 | 1200 | 50 |"
+    table1 = (
+        "| DNA | 3 | 1200; 50/80/50 | Table 2 (DNA); n_i = 60, 120, 240, 300 | `dna`, 3,186 rows "
+        "| 1200 | 50 |"
+    )
     assert table1 in text
     assert (tmp_path / "figure2.png").exists() and (tmp_path / "figure3.png").exists()
     assert len(METHODS) == 5
