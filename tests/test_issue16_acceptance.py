@@ -92,7 +92,21 @@ def test_ctrl_c_during_run_with_two_jobs(tmp_path: Path) -> None:
         workers = {p for p in _children(proc.pid) if "loky" in " ".join(_cmdline(p))}
         time.sleep(0.2)
     assert len(workers) >= 2, "the workers did not start in time"
-    time.sleep(1.0)
+
+    def finished_lines() -> (
+        int
+    ):  # repeats.csv grows in a scratch folder beside --out as they finish
+        return max(
+            (len(f.read_bytes().splitlines()) for f in tmp_path.glob(".res.*/repeats.csv")),
+            default=0,
+        )
+
+    while (
+        finished_lines() < 3 and time.monotonic() < end
+    ):  # a header and two repeats (a slow machine)
+        assert proc.poll() is None, proc.communicate()[1].decode()
+        time.sleep(0.2)
+    assert finished_lines() >= 3, "no repeat finished in time"
     everyone = _children(proc.pid)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
