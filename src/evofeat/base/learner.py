@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from evofeat._core import helpers as _helpers
 from evofeat._core import loop as _loop
 from evofeat._core.core import Core
 from evofeat.base.errors import InputError
@@ -104,6 +105,15 @@ def _caller_level() -> int:
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def _state_finite(field: Any, n: int) -> bool:
+    """Whether the first ``n`` rows of a state field are finite (a field that is not float: yes)."""
+    ok = _helpers.finite_head(field, n)  # a float64 array: one compiled pass
+    if ok >= 0:
+        return bool(ok)
+    arr = np.asarray(field)
+    return arr.dtype.kind != "f" or bool(np.isfinite(arr[:n]).all())
 
 
 def _is_sparse(X: Any) -> bool:
@@ -393,14 +403,11 @@ class OnlineLearner:
             return
         if row < self._next_check and math.isfinite(loss):  # the weights are not due yet
             return
-        w = self._divergence_weights()
-        top = float(np.max(np.abs(w))) if w.size else 0.0
+        top = self._divergence_top()
         self._next_check = min(2 * max(row, 1), row + max(1024, self._capacity))
+        n, state = len(self.feature_index_), self._state
         broken = [  # accumulators too (FTRL's z and n, AdaGrad's G): not finite is diverged
-            name
-            for name in self.per_feature
-            if np.asarray(getattr(self._state, name)).dtype.kind == "f"
-            and not np.isfinite(self._weights(name)).all()
+            name for name in self.per_feature if not _state_finite(getattr(state, name), n)
         ]
         if top < DIVERGED and math.isfinite(loss) and not broken:  # NaN fails the comparison
             return
@@ -642,6 +649,11 @@ class OnlineLearner:
     def _divergence_weights(self) -> np.ndarray:
         """What the divergence check bounds: the weights (a scale-free learner, NAG, bounds weight x scale)."""
         return self._effective_weights()
+
+    def _divergence_top(self) -> float:
+        """The largest of :meth:`_divergence_weights` in absolute value (NaN if one is NaN; 0.0 if none)."""
+        w = self._divergence_weights()
+        return float(_helpers.max_abs_head(np.ascontiguousarray(w, dtype=np.float64), w.shape[0]))
 
     def __copy__(self) -> OnlineLearner:
         return copy.deepcopy(self)

@@ -268,6 +268,24 @@ cdef class FESLCore(Core):
         self.q3 = np.zeros(B)
         self.q4 = np.zeros(B)
 
+    @staticmethod
+    def empty(Py_ssize_t capacity, Py_ssize_t B, int method, int loss_kind, double lr,
+              double horizon, double ridge, int clock, uint64_t rng, int base, double eps,
+              double beta, double l1, double l2):
+        """A fresh state (no feature, no switch) with room for ``capacity`` features and ``B``
+        overlap rows: what ``FESLCore(**fields)`` builds from zeros, without the checks by name."""
+        cdef FESLCore c = FESLCore.__new__(FESLCore)
+        c.w, c.G, c.z, c.s = np.zeros(capacity), np.zeros(capacity), np.zeros(capacity), np.zeros(capacity)
+        c.space = np.zeros(capacity, dtype=np.int64)
+        c.buf_a, c.buf_p = np.zeros((capacity, B)), np.zeros((capacity, B))
+        c.h_a, c.k_p, c.g_p, c.c_p = np.zeros((B, B)), np.zeros((B, B)), np.zeros((B, B)), np.zeros((B, B))
+        c.r_a, c.v_p = np.zeros(B), np.zeros(B)
+        c.alpha1 = c.alpha2 = 0.5
+        c.rng, c.method, c.loss_kind, c.clock, c.base = rng, method, loss_kind, clock, base
+        c.lr, c.horizon, c.ridge, c.eps, c.beta, c.l1, c.l2 = lr, horizon, ridge, eps, beta, l1, l2
+        c.q1, c.q2, c.q3, c.q4 = np.zeros(B), np.zeros(B), np.zeros(B), np.zeros(B)
+        return c
+
     def __dealloc__(self):
         free(self.xs)
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
+from evofeat._core.helpers import max_abs_head
 from evofeat.base import InputError, OnlineLearner
 from evofeat.ensemble._fesl import FESLCore
 from evofeat.ensemble.mapping import gram_pinv, recover
@@ -283,49 +284,27 @@ class FESL(OnlineLearner):
         with np.errstate(over="ignore"):
             return np.abs(self._weights("w")) * self._weights("s")
 
+    def _divergence_top(self) -> float:
+        """The largest weight in absolute value (over NAG ``|w_i| s_i``): one compiled pass over the state."""
+        n, state = len(self.feature_index_), self._state
+        return float(max_abs_head(state.w, n, state.s if self.base == "nag" else None))
+
     def _make_state(self, capacity: int) -> FESLCore:
-        B = int(self.overlap)
-        return FESLCore(
-            w=np.zeros(capacity),
-            space=np.zeros(capacity, dtype=np.int64),
-            buf_a=np.zeros((capacity, B)),
-            buf_p=np.zeros((capacity, B)),
-            h_a=np.zeros((B, B)),
-            r_a=np.zeros(B),
-            k_p=np.zeros((B, B)),
-            g_p=np.zeros((B, B)),
-            c_p=np.zeros((B, B)),
-            v_p=np.zeros(B),
-            alpha1=0.5,
-            alpha2=0.5,
-            loss1=0.0,
-            loss2=0.0,
-            cur=0,
-            dim=0,
-            switches=0,
-            n_a=0,
-            n_p=0,
-            t=0,
-            t_p=0,
-            v_cur=0,
-            v_next=0,
-            rng=int(self.seed) & 0xFFFFFFFFFFFFFFFF,
-            method=METHODS[self.method],
-            loss_kind=LOSSES[self.loss],
-            lr=float(self.lr),
-            horizon=float(self.horizon or 0),
-            ridge=float(self.ridge),
-            clock=_CLOCKS[self.clock],
-            G=np.zeros(capacity),
-            base=BASES[self.base],
-            eps=float(self.eps),
-            z=np.zeros(capacity),
-            beta=float(self.beta),
-            l1=float(self.l1),
-            l2=float(self.l2),
-            s=np.zeros(capacity),
-            nag_t=0.0,
-            nag_N=0.0,
+        return FESLCore.empty(
+            capacity,
+            int(self.overlap),
+            METHODS[self.method],
+            LOSSES[self.loss],
+            float(self.lr),
+            float(self.horizon or 0),
+            float(self.ridge),
+            _CLOCKS[self.clock],
+            int(self.seed) & 0xFFFFFFFFFFFFFFFF,
+            BASES[self.base],
+            float(self.eps),
+            float(self.beta),
+            float(self.l1),
+            float(self.l2),
         )
 
     @property
