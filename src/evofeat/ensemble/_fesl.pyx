@@ -123,20 +123,23 @@ def pinv_psd(K, Py_ssize_t n, double ridge):
     if n == 0:
         return np.zeros((0, 0))
     A = np.array(K[:n, :n], dtype=np.float64, order="C")
+    cdef double[:, ::1] a = A
     cdef Py_ssize_t i
     for i in range(n):
-        A[i, i] += ridge
-    if not all_finite(A):
+        a[i, i] += ridge
+    if not all_finite(a):
         return np.zeros((n, n))
-    e, V = np.linalg.eigh(A)
+    ev, V = np.linalg.eigh(A)
+    cdef const double[:] e = ev
     cdef double top = 0.0
     for i in range(n):
         top = fmax0(top, fabs(e[i]))
     cdef double cut = n * 2.220446049250313e-16 * top
     inv = np.zeros(n)
+    cdef double[::1] iv = inv
     for i in range(n):
         if fabs(e[i]) > cut:
-            inv[i] = 1.0 / e[i]
+            iv[i] = 1.0 / e[i]
     out = np.ascontiguousarray((V * inv) @ V.T)
     if not all_finite(out):
         return np.zeros((n, n))
@@ -247,6 +250,11 @@ cdef class FESLCore(Core):
     cdef double[::1] q1, q2, q3, q4
     cdef double* xs
     cdef Py_ssize_t xs_cap
+    # the pending map that predict computed on the row before a switch, and the (t, n_p, switches)
+    # it was computed at: the switch that follows on the same row reuses it (nothing between them
+    # changes what it reads) instead of a second eigendecomposition
+    cdef object pmap
+    cdef int64_t pmap_t, pmap_np, pmap_sw
 
     _fields = (
         "w", "space", "buf_a", "buf_p", "h_a", "r_a", "k_p", "g_p", "c_p", "v_p",
@@ -481,7 +489,9 @@ cdef class FESLCore(Core):
         if (self.n_p > 0 and not self.has_values(cur, idx, val, n)
                 and self.has_values(cur + 1, idx, val, n)):
             # the old space has gone from this row: predict as the switch will make us
-            r = self.pending_map()[1]
+            self.pmap = self.pending_map()
+            self.pmap_t, self.pmap_np, self.pmap_sw = self.t, self.n_p, self.switches
+            r = self.pmap[1]
             f1 = self.through(r, self.buf_p, self.n_p, cur + 1, idx, val, n)
             if self.method == NOGD:
                 s = 0.0
@@ -670,25 +680,32 @@ cdef class FESLCore(Core):
 
     def switch(self):
         """The old space has vanished: fit the map on the collected rows and start a new model."""
-        kp, r = self.pending_map()
-        cdef Py_ssize_t n = self.n_p, dim = self.dim
-        buf_a, buf_p = np.asarray(self.buf_a), np.asarray(self.buf_p)
-        buf_a[:dim] = buf_p[:dim]
-        buf_p[:dim] = 0.0
-        h_a = np.asarray(self.h_a)
-        h_a[:] = 0.0
+        if (self.pmap is not None and self.pmap_t == self.t and self.pmap_np == self.n_p
+                and self.pmap_sw == self.switches):
+            kp, r = self.pmap
+        else:
+            kp, r = self.pending_map()
+        self.pmap = None
+        cdef Py_ssize_t n = self.n_p, dim = self.dim, i, j
+        self.buf_a[:dim] = self.buf_p[:dim]
+        self.buf_p[:dim] = 0.0
+        self.h_a[:, :] = 0.0
         with np.errstate(over="ignore", invalid="ignore"):  # an overflowing map is dropped below
-            h = kp @ np.ascontiguousarray(np.asarray(self.g_p)[:n, :n]) @ kp
-        if not all_finite(np.ascontiguousarray(h)):  # the map overflows: dropped
+            h = np.ascontiguousarray(kp @ np.ascontiguousarray(np.asarray(self.g_p)[:n, :n]) @ kp)
+        cdef const double[:, ::1] hv = h
+        if not all_finite(h):  # the map overflows: dropped
             n = 0
-        h_a[:n, :n] = h[:n, :n]
-        r_a = np.asarray(self.r_a)
-        r_a[:] = 0.0
-        r_a[:n] = r[:n]
+        for i in range(n):
+            for j in range(n):
+                self.h_a[i, j] = hv[i, j]
+        cdef const double[::1] rv = r
+        self.r_a[:] = 0.0
+        for i in range(n):
+            self.r_a[i] = rv[i]
         self.k_p[:, :] = 0.0
         self.g_p[:, :] = 0.0
         self.c_p[:, :] = 0.0
-        np.asarray(self.v_p)[:] = 0.0
+        self.v_p[:] = 0.0
         self.n_a = n
         self.n_p = 0
         self.cur += 1
