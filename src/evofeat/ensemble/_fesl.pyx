@@ -255,6 +255,11 @@ cdef class FESLCore(Core):
     # changes what it reads) instead of a second eigendecomposition
     cdef object pmap
     cdef int64_t pmap_t, pmap_np, pmap_sw
+    # q1 = X_new x 2^-q1_e as predict left it for its row, computed at (t, switches, dim) = (q1_t,
+    # q1_sw, q1_dim): learn on the same row (the loop always predicts a row right before learning
+    # it) reuses it while they are unchanged (a switch or a new feature between them changes it)
+    cdef int q1_e
+    cdef int64_t q1_t, q1_sw, q1_dim
 
     _fields = (
         "w", "space", "buf_a", "buf_p", "h_a", "r_a", "k_p", "g_p", "c_p", "v_p",
@@ -267,6 +272,7 @@ cdef class FESLCore(Core):
     def __cinit__(self, *args, **kwargs):
         self.xs = NULL
         self.xs_cap = 0
+        self.q1_t = -1
 
     def __init__(self, **fields):
         Core.__init__(self, **fields)
@@ -367,6 +373,7 @@ cdef class FESLCore(Core):
                         const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
         """``r . (X_s x_s)``: a model seen through the first ``nb`` stored rows (never NaN)."""
         cdef int e = self.project_exp(buf, nb, s, idx, val, n, self.q1)
+        self.q1_e = e
         if nb == 0:
             return unscale(safe_dotn(NULL, NULL, 0), e)
         return unscale(safe_dotn(&r[0], &self.q1[0], nb), e)
@@ -483,6 +490,7 @@ cdef class FESLCore(Core):
         cdef int64_t cur = self.cur
         cdef double s, f1 = 0.0, f2, a1, a2
         cdef double[::1] r
+        self.q1_t = -1  # q1 is not (yet) this row's projection through buf_a
         if cur == 0:
             label[0] = label_of(self.loss_kind, 0.0)
             return 0.0
@@ -504,6 +512,7 @@ cdef class FESLCore(Core):
         self.ens_weights(&a1, &a2)
         if a1 > 0.0 or self.method == FESL_S:
             f1 = self.through(self.r_a, self.buf_a, self.n_a, cur, idx, val, n)
+            self.q1_t, self.q1_sw, self.q1_dim = self.t, self.switches, self.dim
         f2 = self.dot_cur(idx, val, n)
         s = self.combine(f1, f2, a1, a2)
         label[0] = label_of(self.loss_kind, s)
@@ -663,7 +672,10 @@ cdef class FESLCore(Core):
         self.t_p += 1
         na = self.n_a
         if self.method >= 1:
-            ez = self.project_exp(self.buf_a, na, cur, idx, val, n, self.q1)  # X_new x = z 2^ez
+            if self.q1_t == self.t - 1 and self.q1_sw == self.switches and self.q1_dim == self.dim:
+                ez = self.q1_e  # predict projected this row already
+            else:
+                ez = self.project_exp(self.buf_a, na, cur, idx, val, n, self.q1)  # X_new x = z 2^ez
             f1 = unscale(safe_dotn(&self.r_a[0], &self.q1[0], na), ez)
         f2 = self.dot_cur(idx, val, n)
         self.update_weights(c_loss_value(kind, f1, y), c_loss_value(kind, f2, y))
