@@ -72,6 +72,11 @@ VARIANTS = tuple(
     "ftrl(fit_intercept=False)",
     "adagrad(fit_intercept=False)",
     "nag(invariant=True)",  # NAG with VW's importance-invariant step: VW's defaults, in evofeat
+    # FESL-c over adaptive base steps (issue 15), at the settings declared in
+    # benchmarks/investigations/adaptive_variants.py before any leaderboard run: AdaGrad's library
+    # default lr 0.1, NAG's (VW's) default lr 0.5
+    "fesl-c(base='adagrad', lr=0.1)",
+    "fesl-c(base='nag', lr=0.5)",
 )
 
 
@@ -421,7 +426,8 @@ def render(results: dict[str, Any], out: Path) -> None:
         "# Leaderboard: evofeat against the peers on identical streams (issue 15)",
         "",
         f"Written by `python benchmarks/leaderboard.py{meta.get('argv', '')}` "
-        f"on {meta.get('when', '?')}; {meta.get('host', '')}.",
+        f"on {meta.get('when', '?')}; {meta.get('host', '')}."
+        + "".join(f" Then `{u['command']}` on {u['when']}." for u in meta.get("updates", [])),
         "",
         "## What ran",
         "",
@@ -712,6 +718,11 @@ def _figure(cells: dict[str, Any], an: dict[str, Any], path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- command line
+def note_update(results: dict[str, Any], command: str, when: str) -> None:
+    """Record a run that redid only some entries (``--learners``, ``--peers``, a re-timing)."""
+    results["meta"].setdefault("updates", []).append({"command": command, "when": when})
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--datasets", help=f"comma-separated (default: {','.join(DATASETS)})")
@@ -783,11 +794,14 @@ def main(argv: list[str] | None = None) -> int:
         )
     results = json.loads(path.read_text()) if path.exists() else {"meta": {}, "cells": {}}
     if not args.render:
+        given = " " + " ".join(sys.argv[1:] if argv is None else argv)
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        if args.learners or args.peers:  # a top-up of some learners: the full run's line stays
+            note_update(results, f"python benchmarks/leaderboard.py{given}", when)
+        else:
+            results["meta"].update(argv=given, when=when, updates=[])
         results["meta"].update(
-            argv=" " + " ".join(sys.argv[1:] if argv is None else argv),
-            when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            host=f"{os.cpu_count()} CPUs shared with other jobs",
-            preprocess=args.preprocess,
+            host=f"{os.cpu_count()} CPUs shared with other jobs", preprocess=args.preprocess
         )
         for d in datasets:
             for s in scenarios:

@@ -28,13 +28,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))  # `benchmarks.*` when run as a script
 
-from benchmarks.leaderboard import build_streams, learner_params, run_evofeat, save  # noqa: E402
+from benchmarks.leaderboard import (  # noqa: E402
+    build_streams,
+    learner_params,
+    note_update,
+    run_evofeat,
+    save,
+)
 
 RESULTS = ROOT / "results" / "leaderboard.json"
 TIMING = ("rows_s", "loop_rows_s", "cpu")
@@ -92,6 +99,14 @@ def main(argv: list[str] | None = None) -> int:
                 rec.update(fields)
         save(latest, args.results)
         print(f"{key}: {len(new)} evofeat entries re-timed", flush=True)
+    latest = json.loads(args.results.read_text())
+    given = " ".join(sys.argv[1:] if argv is None else argv)
+    note_update(
+        latest,
+        f"python benchmarks/retime_leaderboard.py {given}".strip(),
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    )
+    save(latest, args.results)
     for line in skipped:
         print(f"left as stored: {line}")
     return 0
