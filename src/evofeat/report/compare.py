@@ -250,7 +250,9 @@ def paired_section(pairs: Sequence[Pair]) -> str:
                    for k in tally}  # fmt: skip
         rows = [[*r[:3], _tally(printed[k]), *r[3:]] for k, r in zip(tally, rows, strict=True)]
         head.insert(3, "paper W/T/L")
-        note = " `paper W/T/L`: the paper's own outcomes over the same settings, where it prints them."
+        note = (
+            " `paper W/T/L`: the paper's own outcomes over the same settings, where it prints them."
+        )
     return (
         "## Paired tests\n\n"
         "Win/tie/loss of the paper's method against each baseline over the settings of a table "

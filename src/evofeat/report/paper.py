@@ -421,7 +421,9 @@ class Col:
             w = Col(self.metric, scale=self.scale).values(view, self.minus(key))
             return f"{v.mean() - w.mean():+.{self.digits or 0}f}" if w.size else "–"  # None: whole
         if self.spread:
-            return mean_std(v, 1 if self.digits is None else self.digits) + self._marks(view, key, v)
+            return mean_std(v, 1 if self.digits is None else self.digits) + self._marks(
+                view, key, v
+            )
         return float(v.mean()) if self.digits is None else f"{v.mean():.{self.digits}f}"
 
     def _marks(self, view: View, key: Key, v: np.ndarray) -> str:
@@ -432,7 +434,11 @@ class Col:
         out = ""
         for m in self.marks:
             w = Col(self.metric, scale=self.scale).values(view, (ds, m, p))
-            o = paired_outcome(w, v, higher_is_better=not self.lower_is_better) if w.size == v.size else ""
+            o = (
+                paired_outcome(w, v, higher_is_better=not self.lower_is_better)
+                if w.size == v.size
+                else ""
+            )
             out += {"win": "●", "tie": "○", "loss": "▼"}.get(o, "–")
         return f" {out}" if out else ""
 
