@@ -42,6 +42,10 @@ class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override
     score) is skipped. ``eps > 0`` keeps the divisor positive when
     ``g_i^2`` underflows (rows of norm 1e-300).
 
+    Duchi et al. fix neither number; the defaults ``lr=0.1`` and
+    ``eps=1e-8`` are a common choice for logistic regression on
+    standardized features, not tuned on evofeat's data sets.
+
     Parameters
     ----------
     lr
@@ -66,10 +70,6 @@ class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override
         features alone.
     intercept_lr
         The bias's step scale (``None``: ``lr``).
-
-    Duchi et al. fix neither number; the defaults ``lr=0.1`` and
-    ``eps=1e-8`` are a common choice for logistic regression on
-    standardized features, not tuned on evofeat's data sets.
 
     Attributes
     ----------

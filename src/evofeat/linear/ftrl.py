@@ -73,6 +73,10 @@ class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     saturated score) is skipped. With ``beta = l2 = 0`` a feature whose
     squared gradient underflowed (``n_i = 0``) has weight 0.
 
+    The paper fixes none of the four numbers; the defaults ``alpha=0.1``,
+    ``beta=1.0``, ``l1=1.0``, ``l2=1.0`` are those of OpenMOA's FTRL, the
+    peer of the comparison in evofeat's issue 15 (l1 = l2 = 1).
+
     Parameters
     ----------
     alpha
@@ -103,10 +107,6 @@ class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
         OpenMOA's FTRL).
     intercept_lr
         The bias's alpha (``None``: ``alpha``).
-
-    The paper fixes none of the four numbers; the defaults ``alpha=0.1``,
-    ``beta=1.0``, ``l1=1.0``, ``l2=1.0`` are those of OpenMOA's FTRL, the
-    peer of the comparison in evofeat's issue 15 (l1 = l2 = 1).
 
     Attributes
     ----------
