@@ -235,7 +235,9 @@ def test_fesl_declaration_keeps_search_and_reported_runs_apart() -> None:
     """A search run and a reported run of one setting are two cells (shared_cells=False)."""
     p = get_paper("fesl")
     quick = p.cells(quick=True)
-    assert len(quick) == 150
+    reuters = [c for c in quick if c.table.startswith("reuters")]
+    assert len(quick) - len(reuters) == 130  # the Reuters cells only where the sample is here
+    assert len(reuters) in (0, 20)
     same = [c for c in quick if c.dataset == "australian" and c.method == "nogd" and c.repeat == 0]
     same = [c for c in same if c.params == {"c": 10, "overlap": 10}]
     assert {c.table for c in same} == {"table2", "table2-search"}
