@@ -646,13 +646,23 @@ class OnlineLearner:
         """The weights as the model uses them (subclasses with a scale factor override)."""
         return self._weights("w")
 
-    def _divergence_weights(self) -> np.ndarray:
-        """What the divergence check bounds: the weights (a scale-free learner, NAG, bounds weight x scale)."""
-        return self._effective_weights()
+    def _divergence_scale(self) -> str | None:
+        """The state field that scales each weight in a score (NAG's ``s``), or None.
+
+        A scale-free learner's weights grow as its features shrink: the check
+        then bounds ``|w_i| scale_i``, the largest part a feature has had in a score.
+        """
+        return None
 
     def _divergence_top(self) -> float:
-        """The largest of :meth:`_divergence_weights` in absolute value (NaN if one is NaN; 0.0 if none)."""
-        w = self._divergence_weights()
+        """The largest weight the divergence check bounds, in absolute value (NaN if one is NaN;
+        0.0 if none): ``|w_i| scale_i`` with a :meth:`_divergence_scale`, else the weights as
+        the model uses them; one compiled pass."""
+        scale = self._divergence_scale()
+        if scale is not None:
+            n, state = len(self.feature_index_), self._state
+            return float(_helpers.max_abs_head(state.w, n, getattr(state, scale)))
+        w = self._effective_weights()
         return float(_helpers.max_abs_head(np.ascontiguousarray(w, dtype=np.float64), w.shape[0]))
 
     def __copy__(self) -> OnlineLearner:

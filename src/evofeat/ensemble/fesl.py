@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
-from evofeat._core.helpers import max_abs_head
 from evofeat.base import InputError, OnlineLearner
 from evofeat.ensemble._fesl import FESLCore
 from evofeat.ensemble.mapping import gram_pinv, recover
@@ -277,17 +276,9 @@ class FESL(OnlineLearner):
         out: np.ndarray = fesl_reference(X, y, **self.get_params())
         return out
 
-    def _divergence_weights(self) -> np.ndarray:
-        """The weights; over NAG ``|w_i| s_i`` (scale-free, as :class:`~evofeat.linear.nag.NAG`)."""
-        if self.base != "nag":
-            return super()._divergence_weights()
-        with np.errstate(over="ignore"):
-            return np.abs(self._weights("w")) * self._weights("s")
-
-    def _divergence_top(self) -> float:
-        """The largest weight in absolute value (over NAG ``|w_i| s_i``): one compiled pass over the state."""
-        n, state = len(self.feature_index_), self._state
-        return float(max_abs_head(state.w, n, state.s if self.base == "nag" else None))
+    def _divergence_scale(self) -> str | None:
+        """Over NAG the scales ``s`` (scale-free, as :class:`~evofeat.linear.nag.NAG`)."""
+        return "s" if self.base == "nag" else None
 
     def _make_state(self, capacity: int) -> FESLCore:
         return FESLCore.empty(

@@ -159,10 +159,9 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
         rate = self._intercept_rate(self.lr) if self.fit_intercept else None
         return nag_reference(X, y, self.lr, self.loss, rate, self.invariant)
 
-    def _divergence_weights(self) -> np.ndarray:
-        """``|w_i| s_i``, the largest part feature ``i`` has had in a score: scale-free, as the weights are not."""
-        with np.errstate(over="ignore"):
-            return np.abs(self._weights("w")) * self._weights("s")
+    def _divergence_scale(self) -> str | None:
+        """``s``: the check bounds ``|w_i| s_i``, scale-free as the weights are not."""
+        return "s"
 
     _compiled_core = True
 
