@@ -36,10 +36,10 @@ def missing_data(names: Iterable[str]) -> str | None:
     absent = [n for n in dict.fromkeys(names) if n in known and status(n) != "here"]
     if not absent:
         return None
-    return (
-        "; ".join(needs_data(n) for n in absent)
-        + " (or set EVOFEAT_DATA to a folder that holds it)"
-    )
+    text = "; ".join(needs_data(n) for n in absent)
+    if "EVOFEAT_DATA" not in text:  # the registry's line names it already for a downloadable set
+        text += " (or set EVOFEAT_DATA to a folder that holds it)"
+    return text
 
 
 def _registered(dataset: str) -> str | None:
