@@ -1,0 +1,203 @@
+"""Held-out choice of ONE new leaderboard variant for the evolvable scenario (issue 15).
+
+The leaderboard (``benchmarks/leaderboard.py``) left open "evofeat's best ahead
+of OpenMOA's FTRL on australian/evolvable". Picking a setting on that cell (or
+on any board cell) and then testing it there is cell tuning. This script picks
+one setting on data sets that are NOT on the board, with a rule fixed here
+before any run; the winner is then added to the board's ``VARIANTS`` as it is.
+
+**Data sets** (binary, none of the board's 12: german, australian, credit-a,
+credit-g, diabetes, svmguide3, ionosphere, wdbc, wbc, kr-vs-kp, splice,
+spambase): hill-valley (1212 rows), madelon (2600), magic04 (19020), a8a
+(32561), ijcnn1 (141691), all rows (no subsampling: the longest run, ijcnn1,
+takes about 0.1 s). magic04 and a8a are in the leaderboard's default grid but
+were never run on the board.
+
+**Streams**: exactly the leaderboard's (``benchmarks.leaderboard.build_streams``:
+``evofeat.datasets.load(name, preprocess="zscore")``, scenario "evolvable" with
+its defaults, order r = ``evofeat.streams.permutation(n, r)`` and scenario seed
+r, r = 0..9), each learner run by ``benchmarks.leaderboard.run_evofeat``
+(predict then learn on every row, accuracy on the rows the scenario scores: the
+rows after the switch).
+
+**Grid** (39 settings, in this order; the index breaks ties):
+
+- 0-11: ``fesl-c(base=b, lr=lr)`` for b, lr in adagrad {0.03, 0.1, 0.3, 1},
+  ftrl {0.03, 0.1, 0.3, 1}, nag {0.1, 0.3, 0.5, 1} (around each base's library
+  default: AdaGrad's lr 0.1, FTRL's alpha 0.1, NAG's (VW's) lr 0.5);
+- 12-23: the same for ``fesl-s``;
+- 24-26: ``fesl-c(base=b, lr=default, ridge=1.0)`` for b in adagrad, ftrl, nag:
+  the map from the new space to the old one is fitted on only B = 10 overlap
+  rows, so its Gram matrix ``X2 X2^T`` (10 x 10, entries ~d2 on z-scored
+  features) can be ill-conditioned; a unit ridge is the usual Tikhonov
+  guard for unit-variance features (``ridge=0``, the default, takes the
+  pseudo-inverse);
+- 27-38: the plain learners over the same lr grids: ``ftrl(alpha=...)``,
+  ``adagrad(lr=...)``, ``nag(lr=...)`` (their defaults learn a bias).
+
+**Rule**: for each data set, a candidate's gain is its mean accuracy over the
+10 orders minus that of ``ftrl`` (evofeat's FTRL at its defaults, the
+reference: also grid entry 28, whose gain is 0); the winner has the highest
+mean gain over the five data sets (gains rounded to 1e-12), ties broken by the
+smaller grid index. Exactly one winner goes to the board, whatever it is.
+
+    python benchmarks/investigations/board_selection.py            # writes the report
+    python benchmarks/investigations/board_selection.py --orders 2 --out /tmp/sel  # a smoke run
+
+Writes ``docs/reports/investigations/board_selection.{md,json}``. One process,
+about a minute of one core. Needs ``EVOFEAT_DATA`` (the shared data folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # `benchmarks.leaderboard` when run as a script
+
+from benchmarks.leaderboard import build_streams, run_evofeat  # noqa: E402
+
+OUT = ROOT / "docs" / "reports" / "investigations" / "board_selection"
+DATASETS = ("hill-valley", "madelon", "magic04", "a8a", "ijcnn1")
+SCENARIO = "evolvable"
+REFERENCE = "ftrl"
+LRS = {"adagrad": (0.03, 0.1, 0.3, 1), "ftrl": (0.03, 0.1, 0.3, 1), "nag": (0.1, 0.3, 0.5, 1)}
+DEFAULT_LR = {"adagrad": 0.1, "ftrl": 0.1, "nag": 0.5}
+PLAIN_LR = {"ftrl": "alpha", "adagrad": "lr", "nag": "lr"}  # FTRL calls its step alpha
+
+
+def grid() -> list[str]:
+    """The candidates, in the order of the module docstring (the index breaks ties).
+
+    >>> g = grid()
+    >>> len(g), g[0], g[24], g[28]
+    (39, "fesl-c(base='adagrad', lr=0.03)", "fesl-c(base='adagrad', lr=0.1, ridge=1.0)", 'ftrl(alpha=0.1)')
+    """
+    out = [f"{m}(base={b!r}, lr={lr})" for m in ("fesl-c", "fesl-s") for b in LRS for lr in LRS[b]]
+    out += [f"fesl-c(base={b!r}, lr={DEFAULT_LR[b]}, ridge=1.0)" for b in LRS]
+    out += [f"{b}({PLAIN_LR[b]}={lr})" for b in ("ftrl", "adagrad", "nag") for lr in LRS[b]]
+    return out
+
+
+def select(acc: dict[str, dict[str, list[float]]], candidates: list[str]) -> list[dict[str, Any]]:
+    """Rank the candidates by mean gain over :data:`REFERENCE`, ties to the smaller index.
+
+    ``acc[dataset][spec]`` holds the per-order accuracies of each candidate and
+    of the reference.
+
+    >>> acc = {"a": {"ftrl": [0.5], "x": [0.7], "y": [0.7]}, "b": {"ftrl": [0.5], "x": [0.4], "y": [0.4]}}
+    >>> [(r["spec"], round(r["mean_gain"], 3)) for r in select(acc, ["y", "x", "ftrl"])]
+    [('y', 0.05), ('x', 0.05), ('ftrl', 0.0)]
+    """
+    rows = []
+    for i, spec in enumerate(candidates):
+        gains = {d: float(np.mean(a[spec]) - np.mean(a[REFERENCE])) for d, a in acc.items()}
+        rows.append(
+            {
+                "index": i,
+                "spec": spec,
+                "acc": {d: float(np.mean(a[spec])) for d, a in acc.items()},
+                "gain": gains,
+                "mean_gain": float(np.mean(list(gains.values()))),
+            }
+        )
+    return sorted(rows, key=lambda r: (-round(r["mean_gain"], 12), r["index"]))
+
+
+def run(datasets: list[str], orders: int) -> tuple[dict[str, Any], list[str]]:
+    """Accuracies of every candidate (and the reference) on every data set and order."""
+    candidates = grid()
+    specs = list(dict.fromkeys([REFERENCE, *candidates]))
+    acc: dict[str, dict[str, list[float]]] = {}
+    info: dict[str, Any] = {}
+    for d in datasets:
+        t0 = time.time()
+        streams = build_streams(d, SCENARIO, orders, "zscore")
+        acc[d] = {s: [run_evofeat(s, st)[0] for st in streams] for s in specs}
+        s0 = streams[0]
+        f = int(s0.info.get("eval_from", 0))
+        info[d] = {
+            "n_rows": int(s0.n_rows),
+            "space_dims": s0.info.get("space_dims"),
+            "eval_from": f,
+            "majority": float(max(np.mean(s0.y[f:] > 0), np.mean(s0.y[f:] <= 0))),
+            "seconds": round(time.time() - t0, 1),
+        }
+        print(f"{d}: {len(specs)} settings x {orders} orders in {info[d]['seconds']} s", flush=True)
+    return {"acc": acc, "info": info}, candidates
+
+
+def write(out: Path, data: dict[str, Any], ranked: list[dict[str, Any]], argv: str) -> None:
+    datasets = list(data["acc"])
+    win = ranked[0]
+    lines = [
+        "# Held-out choice of one leaderboard variant for the evolvable scenario",
+        "",
+        f"Written by `python benchmarks/investigations/board_selection.py{argv}` on "
+        f"{data['when']}. Grid, data sets and rule: the docstring of "
+        "[board_selection.py](../../../benchmarks/investigations/board_selection.py), fixed "
+        "before the run. Streams as the leaderboard's (evolvable, z-scored, orders 0.."
+        f"{data['orders'] - 1}); accuracy on the rows after the switch, mean over the orders.",
+        "",
+        f"**Winner: `{win['spec']}`** (grid index {win['index']}), mean gain "
+        f"{win['mean_gain']:+.4f} over evofeat's `{REFERENCE}` (defaults). It joins "
+        "`VARIANTS` in `benchmarks/leaderboard.py`; no board cell was looked at to choose it.",
+        "",
+        "| data set | rows | spaces (d1, d2) | scored from | majority | "
+        f"`{REFERENCE}` accuracy | seconds |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for d in datasets:
+        i = data["info"][d]
+        ref = np.mean(data["acc"][d][REFERENCE])
+        lines.append(
+            f"| {d} | {i['n_rows']} | {tuple(i['space_dims'] or ())} | {i['eval_from']} | "
+            f"{i['majority']:.3f} | {ref:.4f} | {i['seconds']} |"
+        )
+    lines += [
+        "",
+        "Every candidate, best first: accuracy minus the reference's per data set, and the mean.",
+        "",
+        "| rank | index | candidate | " + " | ".join(datasets) + " | mean gain |",
+        "| --- | --- | --- | " + " | ".join("---" for _ in datasets) + " | --- |",
+    ]
+    for rank, r in enumerate(ranked, 1):
+        cells = " | ".join(f"{r['gain'][d]:+.4f}" for d in datasets)
+        lines.append(f"| {rank} | {r['index']} | `{r['spec']}` | {cells} | {r['mean_gain']:+.4f} |")
+    (out.with_suffix(".md")).write_text("\n".join(lines) + "\n")
+    out.with_suffix(".json").write_text(
+        json.dumps({**data, "ranked": ranked, "winner": win["spec"]}, indent=1)
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--datasets", default=",".join(DATASETS), help="comma-separated")
+    ap.add_argument("--orders", type=int, default=10, help="row orders per data set (default 10)")
+    ap.add_argument("--out", type=Path, default=OUT, help="report path without suffix")
+    args = ap.parse_args(argv)
+    given = " ".join(sys.argv[1:] if argv is None else argv)
+    data, candidates = run([d.strip() for d in args.datasets.split(",")], args.orders)
+    data.update(
+        orders=args.orders,
+        when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        grid=candidates,
+        reference=REFERENCE,
+    )
+    ranked = select(data["acc"], candidates)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    write(args.out, data, ranked, f" {given}" if given else "")
+    print(f"winner: {ranked[0]['spec']} (mean gain {ranked[0]['mean_gain']:+.4f})")
+    print(f"wrote {args.out.with_suffix('.md')}, {args.out.with_suffix('.json')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
