@@ -39,7 +39,12 @@ rows after the switch).
 10 orders minus that of ``ftrl`` (evofeat's FTRL at its defaults, the
 reference: also grid entry 28, whose gain is 0); the winner has the highest
 mean gain over the five data sets (gains rounded to 1e-12), ties broken by the
-smaller grid index. Exactly one winner goes to the board, whatever it is.
+smaller grid index, among the candidates NOT already on the board (a setting
+whose name and full parameters equal a board learner's: ``ftrl(alpha=0.1)``,
+``adagrad(lr=0.1)``, ``nag(lr=0.5)``, ``fesl-c(base='adagrad', lr=0.1)``,
+``fesl-c(base='nag', lr=0.5)`` are the defaults or variants it runs already;
+they stay in the table, marked). Exactly one winner goes to the board, whatever
+it is.
 
     python benchmarks/investigations/board_selection.py            # writes the report
     python benchmarks/investigations/board_selection.py --orders 2 --out /tmp/sel  # a smoke run
@@ -62,7 +67,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # `benchmarks.leaderboard` when run as a script
 
-from benchmarks.leaderboard import build_streams, run_evofeat  # noqa: E402
+from benchmarks.leaderboard import (  # noqa: E402
+    build_streams,
+    evofeat_learners,
+    learner_params,
+    parse_learner,
+    run_evofeat,
+)
 
 OUT = ROOT / "docs" / "reports" / "investigations" / "board_selection"
 DATASETS = ("hill-valley", "madelon", "magic04", "a8a", "ijcnn1")
@@ -86,15 +97,32 @@ def grid() -> list[str]:
     return out
 
 
-def select(acc: dict[str, dict[str, list[float]]], candidates: list[str]) -> list[dict[str, Any]]:
+def on_board(spec: str) -> str | None:
+    """The board learner that runs the same setting as ``spec`` (name and full parameters).
+
+    >>> on_board("nag(lr=0.5)"), on_board("nag(lr=0.3)")
+    ('nag', None)
+    """
+    name, params = parse_learner(spec), learner_params(spec)
+    for board in evofeat_learners():
+        if parse_learner(board)[0] == name[0] and learner_params(board) == params:
+            return board
+    return None
+
+
+def select(
+    acc: dict[str, dict[str, list[float]]], candidates: list[str], board: dict[str, str | None]
+) -> list[dict[str, Any]]:
     """Rank the candidates by mean gain over :data:`REFERENCE`, ties to the smaller index.
 
     ``acc[dataset][spec]`` holds the per-order accuracies of each candidate and
-    of the reference.
+    of the reference; ``board[spec]`` names the board learner a candidate
+    duplicates (or None). The first row not on the board is the winner.
 
     >>> acc = {"a": {"ftrl": [0.5], "x": [0.7], "y": [0.7]}, "b": {"ftrl": [0.5], "x": [0.4], "y": [0.4]}}
-    >>> [(r["spec"], round(r["mean_gain"], 3)) for r in select(acc, ["y", "x", "ftrl"])]
-    [('y', 0.05), ('x', 0.05), ('ftrl', 0.0)]
+    >>> r = select(acc, ["y", "x", "ftrl"], {"y": "y", "x": None, "ftrl": "ftrl"})
+    >>> [(r["spec"], round(r["mean_gain"], 3), r["eligible"]) for r in r]
+    [('y', 0.05, False), ('x', 0.05, True), ('ftrl', 0.0, False)]
     """
     rows = []
     for i, spec in enumerate(candidates):
@@ -106,9 +134,16 @@ def select(acc: dict[str, dict[str, list[float]]], candidates: list[str]) -> lis
                 "acc": {d: float(np.mean(a[spec])) for d, a in acc.items()},
                 "gain": gains,
                 "mean_gain": float(np.mean(list(gains.values()))),
+                "on_board": board[spec],
+                "eligible": board[spec] is None,
             }
         )
     return sorted(rows, key=lambda r: (-round(r["mean_gain"], 12), r["index"]))
+
+
+def winner(ranked: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first row of :func:`select`'s ranking that is not on the board already."""
+    return next(r for r in ranked if r["eligible"])
 
 
 def run(datasets: list[str], orders: int) -> tuple[dict[str, Any], list[str]]:
@@ -136,7 +171,7 @@ def run(datasets: list[str], orders: int) -> tuple[dict[str, Any], list[str]]:
 
 def write(out: Path, data: dict[str, Any], ranked: list[dict[str, Any]], argv: str) -> None:
     datasets = list(data["acc"])
-    win = ranked[0]
+    win = winner(ranked)
     lines = [
         "# Held-out choice of one leaderboard variant for the evolvable scenario",
         "",
@@ -170,10 +205,15 @@ def write(out: Path, data: dict[str, Any], ranked: list[dict[str, Any]], argv: s
     ]
     for rank, r in enumerate(ranked, 1):
         cells = " | ".join(f"{r['gain'][d]:+.4f}" for d in datasets)
-        lines.append(f"| {rank} | {r['index']} | `{r['spec']}` | {cells} | {r['mean_gain']:+.4f} |")
+        mark = " **(winner)**" if r is win else ""
+        if r["on_board"]:
+            mark = f" (on the board as `{r['on_board']}`: not eligible)"
+        lines.append(
+            f"| {rank} | {r['index']} | `{r['spec']}`{mark} | {cells} | {r['mean_gain']:+.4f} |"
+        )
     (out.with_suffix(".md")).write_text("\n".join(lines) + "\n")
     out.with_suffix(".json").write_text(
-        json.dumps({**data, "ranked": ranked, "winner": win["spec"]}, indent=1)
+        json.dumps({**data, "ranked": ranked, "winner": win["spec"]}, indent=1, default=str)
     )
 
 
@@ -191,10 +231,11 @@ def main(argv: list[str] | None = None) -> int:
         grid=candidates,
         reference=REFERENCE,
     )
-    ranked = select(data["acc"], candidates)
+    ranked = select(data["acc"], candidates, {c: on_board(c) for c in candidates})
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write(args.out, data, ranked, f" {given}" if given else "")
-    print(f"winner: {ranked[0]['spec']} (mean gain {ranked[0]['mean_gain']:+.4f})")
+    win = winner(ranked)
+    print(f"winner: {win['spec']} (mean gain {win['mean_gain']:+.4f})")
     print(f"wrote {args.out.with_suffix('.md')}, {args.out.with_suffix('.json')}")
     return 0
 
