@@ -170,6 +170,15 @@ def test_selectors_on_the_feature_stream(learner: str) -> None:
     assert out["scenario_params"] == {"historical_fraction": 0.8, "folds": 3, "classifier": "svm"}
 
 
+def test_a_selectors_seed_in_the_summary_is_the_repeats() -> None:
+    """Each repeat's selector gets ``--seed`` + repeat unless ``--param seed`` fixes it; the
+    summary says which (it listed the class default 0, which no repeat used)."""
+    args = ("--learner", "cofs", "--dataset", "german", "--scenario", "feature-stream")
+    args += ("--scenario-param", "folds=3", "--repeats", "1")
+    assert run_json(*args, "--seed", "3")["params"]["seed"] == "3 + repeat"
+    assert run_json(*args, "--param", "seed=5")["params"]["seed"] == 5
+
+
 def test_selector_text_and_knn() -> None:
     result = invoke(
         "--learner",

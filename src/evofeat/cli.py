@@ -682,10 +682,13 @@ def _run(
                 for k, v in dict(first["scenario_params"]).items()
                 if k != "seed" or "seed" in sp_
             }
+        run_params = {**parameters(learner), **lp}
+        if kind != "online" and "seed" in run_params and "seed" not in lp:
+            run_params["seed"] = f"{seed} + repeat"  # a batch learner's seed is the repeat's
         summary: dict[str, Any] = {
             "learner": learner,
             "kind": kind,
-            "params": {**parameters(learner), **lp},
+            "params": run_params,
             "dataset": dataset,
             "protocol": protocol,
             "scenario": scenario,
