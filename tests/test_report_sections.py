@@ -95,3 +95,15 @@ def test_figure_panels_may_follow_what_was_run(tmp_path) -> None:
                  (Line("A", "a", lambda d, x: {"x": x}),), metric="acc", spread=True)  # fmt: skip
     text = _figure(view, ran)
     assert "cap 2 runs" in text and (tmp_path / "f.png").exists()
+
+
+def test_curves_none_of_whose_cells_ran_say_so_instead_of_an_empty_figure(tmp_path) -> None:
+    from evofeat.report.paper import Curves, _curves
+
+    view = View(_runs({("d2", "a"): [0.5, 0.7]}), tmp_path)  # stored runs without curves
+    curves = Curves(
+        "c", "C", "cap, mean of {runs}", ("d1", "d2"), {"a": "A"}, lambda d, m: (d, m, {})
+    )
+    text = _curves(view, curves)
+    assert "Not drawn: none of its curves ran" in text and "of 0 runs" not in text
+    assert not (tmp_path / "c.png").exists()

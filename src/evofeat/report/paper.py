@@ -767,7 +767,12 @@ def _curves(view: View, c: Curves) -> str:
         else:
             ax.text(0.5, 0.5, "not run", ha="center", va="center", transform=ax.transAxes)
     assert view.out is not None
-    lo, hi = min(sizes, default=0), max(sizes, default=0)
+    if not sizes:  # a quick run can leave out every panel: no empty figure "of 0 runs"
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        return f"## {c.title}\n\nNot drawn: none of its curves ran in these results.\n"
+    lo, hi = min(sizes), max(sizes)
     runs = f"{lo} runs" if lo == hi else f"{lo} to {hi} runs"  # what this figure's curves had
     return f"## {c.title}\n\n" + save_figure(fig, view.out, c.name, c.caption.format(runs=runs))
 
