@@ -39,10 +39,13 @@ def _data(kind: str, n: int = 400, seed: int = 0) -> tuple[np.ndarray, np.ndarra
 
 
 # ---------------------------------------------------------------------------- STSD
+@pytest.mark.parametrize("step", ["adagrad", "adagrad-tau"])
 @pytest.mark.parametrize("kind", ["dense", "binary"])
 @pytest.mark.parametrize("mode", STSD_MODES)
-def test_stsd_adagrad_reference_sparse_and_dict_paths_agree(mode: str, kind: str) -> None:
-    kw = {"mode": mode, "radius": 3.0, "budget": 0.4, "seed": 3, "step": "adagrad", "lr": 0.5}
+def test_stsd_adagrad_reference_sparse_and_dict_paths_agree(
+    mode: str, kind: str, step: str
+) -> None:
+    kw = {"mode": mode, "radius": 3.0, "budget": 0.4, "seed": 3, "step": step, "lr": 0.5}
     assert_paths_agree(kw, *_data(kind))
 
 
@@ -84,6 +87,25 @@ def test_stsd_adagrad_first_step_is_lr_per_coordinate() -> None:
     assert model.coef_["b"] == pytest.approx(-0.25, rel=1e-6)  # absent: unchanged
 
 
+def test_stsd_adagrad_tau_is_the_pa_step_in_adagrads_metric() -> None:
+    """``w_i += tau y x_i / sqrt(G_i)`` with tau of ``sum x_i^2 / sqrt(G_i)``: C caps it (PA-I)."""
+    kw = {"radius": math.inf, "budget": 1.0, "eps": 1e-300, "step": "adagrad-tau"}  # eps ~ 0
+    model = STSD(mode="stsd", **kw)  # tau = l / sum(x_i^2 / |x_i|) = 1 / (4 + 0.5)
+    model.learn_one({"a": 4.0, "b": -0.5}, 1)
+    assert model.coef_ == pytest.approx({"a": 1 / 4.5, "b": -1 / 4.5}, rel=1e-12)
+    # the margin is then exactly 1 (a PA step): sum_i w_i x_i = (4 + 0.5) / 4.5
+    assert 4.0 * model.coef_["a"] - 0.5 * model.coef_["b"] == pytest.approx(1.0, rel=1e-12)
+    capped = STSD(mode="stsd-i", C=0.1, **kw)  # tau = min(0.1, 1 / 4.5)
+    capped.learn_one({"a": 4.0, "b": -0.5}, 1)
+    assert capped.coef_ == pytest.approx({"a": 0.1, "b": -0.1}, rel=1e-12)
+    model.learn_one({"a": 4.0, "c": 2.0}, -1)  # score 4 / 4.5 -> hinge 1 + 8 / 9; G_a = 32, G_c = 4
+    sq = 16 / math.sqrt(32.0) + 4 / 2.0
+    tau = (1 + 8 / 9) / sq
+    assert model.coef_["a"] == pytest.approx(1 / 4.5 - tau * 4.0 / math.sqrt(32.0), rel=1e-12)
+    assert model.coef_["c"] == pytest.approx(-tau, rel=1e-12)
+    assert model.coef_["b"] == pytest.approx(-1 / 4.5, rel=1e-12)  # absent: unchanged
+
+
 def test_stsd_adagrad_keeps_the_ball_and_the_budget() -> None:
     X, y = _data("dense", n=300)
     model = STSD(mode="stsd-i", step="adagrad", lr=2.0, radius=1.5, budget=0.3)
@@ -104,6 +126,8 @@ def test_stsd_adagrad_keeps_the_ball_and_the_budget() -> None:
         {"step": "adagrad", "lr": 0.0},
         {"step": "adagrad", "lr": float("inf")},
         {"step": "adagrad", "eps": -1.0},
+        {"step": "adagrad-tau", "variant": "original-code"},
+        {"step": "adagrad-tau", "eps": 0.0},
     ],
 )
 def test_stsd_bad_step_parameters_say_what_was_expected(bad: dict[str, object]) -> None:

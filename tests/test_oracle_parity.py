@@ -84,6 +84,7 @@ def _fesl(method: str, **p: Any) -> Callable[..., Any]:
 _SMALL: dict[str, Any] = {"C": 0.1, "radius": 0.7, "budget": 0.45, "seed": 3}
 _B: dict[str, Any] = {"fit_intercept": True}  # the linear learners' bias
 _ADAGRAD: dict[str, Any] = {"step": "adagrad", "lr": 0.3, "eps": 1e-6}  # not the papers' step
+_TAU: dict[str, Any] = {"step": "adagrad-tau", "eps": 1e-6}  # the paper's tau in AdaGrad's metric
 #: (registered name, learner parameters, oracle); the oracle returns (labels, scores, ...).
 CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
     ("perceptron", {}, opa.perceptron),
@@ -116,6 +117,10 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
     *[
         (m, {**_SMALL, **_ADAGRAD}, _stsd(m, **_SMALL, **_ADAGRAD))
         for m in ("stsd-i", "stsd-i-all", "stsd-i-rand", "stsd-i-per")
+    ],
+    *[
+        (m, {**_SMALL, **_TAU}, _stsd(m, **_SMALL, **_TAU))
+        for m in ("stsd", "stsd-i", "stsd-ii", "stsd-i-rand")
     ],
     ("ofs", {"budget": 0.3, "radius": 0.8}, lambda X, y: oofs.ofs(X, y, budget=0.3, radius=0.8)),
     ("ofs", {"budget_count": 2, "l2": 0.5}, lambda X, y: oofs.ofs(X, y, budget_count=2, l2=0.5)),

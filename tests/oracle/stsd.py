@@ -17,7 +17,10 @@ AdaGrad, as :class:`evofeat.linear.STSD` documents it): on the same rows the
 step ``tau y x`` is replaced, per feature ``i`` of the row with ``x_i != 0``,
 by ``G_i += g_i^2``, ``w_i -= lr g_i / sqrt(eps + G_i)`` with ``g = -y x`` the
 hinge's (or the perceptron loss's) subgradient; scaling and truncation as
-before.
+before. ``step="adagrad-tau"`` (not the paper's): on those rows ``G_i +=
+x_i^2`` first, then ``w_i += tau y x_i / sqrt(eps + G_i)`` with the paper's
+``tau`` (Eq. 5, 7, 8) of ``sum_i x_i^2 / sqrt(eps + G_i)`` in place of
+``||x||^2``: the PA step in the metric ``diag(1 / sqrt(eps + G))``.
 """
 
 from __future__ import annotations
@@ -177,6 +180,15 @@ def stsd(
             if stepped:
                 w[old] += (tau * y[t]) * x[old]
             w[new] += ((1.0 if rule == "perceptron" else last_tau) * y[t]) * x[new]
+        elif stepped and step == "adagrad-tau":
+            nz = [c for c in cols.tolist() if x[c] != 0.0]
+            for c in nz:
+                G[c] += x[c] * x[c]
+            sq_m = sum(x[c] * x[c] / math.sqrt(eps + G[c]) for c in nz)
+            if 0.0 < sq_m < math.inf:
+                a = _tau(rule, C, loss, sq_m, margin, False) * y[t]
+                for c in nz:
+                    w[c] += a * x[c] / math.sqrt(eps + G[c])
         elif stepped and step == "adagrad":
             for c in cols.tolist():
                 if x[c] != 0.0:

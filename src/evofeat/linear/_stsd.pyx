@@ -8,7 +8,9 @@ the indexed min-heap of ``_core/topk.pxd``, so truncation costs O(log k) per
 removed weight. A row costs O(nnz log k). ``adagrad`` replaces the step
 ``tau y x`` by AdaGrad's per-coordinate one (``_core/adaptive.pxd``): each
 coordinate's step is added to ``v`` divided by the scale, so it stays exact
-and O(nnz); the scaling stays one factor. The multiclass learner keys its
+and O(nnz); the scaling stays one factor. ``metric_tau`` keeps the paper's
+``tau`` with ``||x||^2`` measured in AdaGrad's metric and steps ``tau y D x``,
+``D = diag(1 / sqrt(eps + G))``. The multiclass learner keys its
 heap on the L1 norm of each feature's row of weights instead.
 """
 
@@ -18,7 +20,7 @@ from libc.stdint cimport int64_t, uint64_t
 from evofeat._core.adaptive cimport adagrad_step
 from evofeat._core.core cimport Core
 from evofeat._core.rng cimport GOLDEN, next_uniform
-from evofeat._core.safe cimport dot, fmax0, sq_norm
+from evofeat._core.safe cimport dot, fmax0, saturate, sq_norm
 from evofeat._core.topk cimport topk_pop, topk_rebuild, topk_touch
 from evofeat._core.weight_vector cimport (
     WeightVector, weight_vector, wv_add_l1, wv_evict_min_l1, wv_fold_l1, wv_zero_l1,
@@ -105,13 +107,14 @@ cdef class STSDCore(Core):
     cdef public int64_t rng
     cdef public double[::1] G  # AdaGrad: each coordinate's sum of squared (sub)gradients
     cdef public bint adagrad  # AdaGrad's per-coordinate step instead of tau (Duchi et al. 2011)
+    cdef public bint metric_tau  # with adagrad: the step is tau (Alg. 2) in AdaGrad's metric, not lr
     cdef public double lr  # AdaGrad's eta
     cdef public double eps  # AdaGrad's divisor sqrt(eps + G)
 
     _fields = (
         "v", "heap", "pos", "hsize", "scale", "l1", "last_tau", "dim", "new_from", "rule", "C",
         "radius", "budget", "original", "project", "select", "regression", "epsilon", "rng",
-        "G", "adagrad", "lr", "eps",
+        "G", "adagrad", "metric_tau", "lr", "eps",
     )
 
     cdef inline WeightVector wv(self) noexcept:
@@ -134,7 +137,9 @@ cdef class STSDCore(Core):
 
         With ``adagrad``, ``a`` is the direction (``y``, or the sign of ``y - f``) and
         ``w[c] += lr a x[c] / sqrt(eps + G[c])`` after ``G[c] += x[c]^2`` (the hinge's
-        subgradient is ``-a x``). A row that touches fewer coordinates than half the support sifts each
+        subgradient is ``-a x``); with ``metric_tau`` as well, ``a`` is ``tau`` times the
+        direction and ``w[c] += a x[c] / sqrt(eps + G[c])`` (``G`` already holds the row, see
+        :meth:`metric_norm`). A row that touches fewer coordinates than half the support sifts each
         in the heap (O(nnz log k)); a denser one rebuilds it (O(nnz + k)). The
         heap's layout never changes a result: it pops in the total order.
         """
@@ -147,7 +152,9 @@ cdef class STSDCore(Core):
             c = idx[k]
             if c < lo or c >= hi or val[k] == 0.0:
                 continue
-            if self.adagrad:
+            if self.metric_tau:
+                wv_add_l1(&wv, &self.l1, c, inv * (val[k] / sqrt(self.eps + self.G[c])), not bulk)
+            elif self.adagrad:
                 wv_add_l1(&wv, &self.l1, c,
                           adagrad_step(&self.G[c], -a * val[k], self.lr, self.eps) / self.scale,
                           not bulk)
@@ -155,6 +162,21 @@ cdef class STSDCore(Core):
                 wv_add_l1(&wv, &self.l1, c, inv * val[k], not bulk)
         if bulk:
             topk_rebuild(wv.heap, wv.pos, wv.hsize, wv.v, idx, n)
+
+    cdef double metric_norm(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
+        """``G[c] += x[c]^2`` over the row, then ``sum x[c]^2 / sqrt(eps + G[c])`` (left to right):
+        ``||x||^2`` in the metric ``diag(1 / sqrt(eps + G))`` of ``metric_tau``'s step."""
+        cdef double s = 0.0, x
+        cdef Py_ssize_t k
+        cdef int64_t c
+        for k in range(n):
+            x = val[k]
+            if x == 0.0:
+                continue
+            c = idx[k]
+            self.G[c] = saturate(self.G[c] + x * x)
+            s += x * x / sqrt(self.eps + self.G[c])
+        return s
 
     cdef void random_keep(self, int64_t k, double n) noexcept:
         """Keep a uniform ``k``-subset of ``n`` coordinates, the support first, by column (Algorithm
@@ -250,6 +272,12 @@ cdef class STSDCore(Core):
                 self.add(idx, val, n, tau * direction, 0, new_from)
             self.add(idx, val, n, (1.0 if self.rule == STEP_PERCEPTRON else self.last_tau) * direction,
                      new_from, ALL_COLS)
+            self.sparsify()
+        elif stepped and self.metric_tau:  # tau of Alg. 2 with ||x||^2 in AdaGrad's metric
+            sq = self.metric_norm(idx, val, n)
+            if sq > 0.0 and isfinite(sq):
+                self.add(idx, val, n, step_size(self.rule, self.C, loss, sq, margin, False) * direction,
+                         0, ALL_COLS)
             self.sparsify()
         elif stepped:
             self.add(idx, val, n, direction if self.adagrad else tau * direction, 0, ALL_COLS)

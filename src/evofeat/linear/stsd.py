@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
-from evofeat.linear._adagrad_step import STEPS, adagrad_delta
+from evofeat.linear._adagrad_step import adagrad_delta
+from evofeat.linear._safe import MAX
 from evofeat.linear._splitmix import uniform
 from evofeat.linear._stsd import SELECTIONS, STEP_RULES, STSDCore
 
@@ -27,6 +28,8 @@ _MODES = {
 _VARIANTS = ("paper", "original-code")
 #: rand_mask -> the truncation of ``stsd-i-rand`` under ``variant="original-code"``
 _RAND_MASKS = {"over-budget": "random", "always": "random-always"}
+#: STSD's steps: the paper's tau; AdaGrad's per coordinate (lr); the paper's tau in AdaGrad's metric
+STSD_STEPS = ("paper", "adagrad", "adagrad-tau")
 _TINY_SCALE = 1e-120  # below this, the scale is folded into v (as on the compiled path)
 
 
@@ -107,16 +110,16 @@ def _check_common(model: Any) -> None:
 def _check_step(model: Any) -> None:
     """``step``, ``lr`` and ``eps`` (AdaGrad's per-coordinate step, on the paper's rules only)."""
     _check(
-        model.step in STEPS,
+        model.step in STSD_STEPS,
         "unknown STSD step",
-        " or ".join(STEPS),
+        " or ".join(STSD_STEPS),
         model.step,
-        "pass step='paper' (the paper's tau) or step='adagrad'",
+        "pass step='paper' (the paper's tau), step='adagrad' or step='adagrad-tau'",
     )
     _check(
         model.step == "paper" or model.variant == "paper",
-        "step='adagrad' follows the paper's rules, not the original code's",
-        "variant='paper' with step='adagrad'",
+        f"step={model.step!r} follows the paper's rules, not the original code's",
+        f"variant='paper' with step={model.step!r}",
         model.variant,
         "pass variant='paper', or step='paper'",
     )
@@ -193,6 +196,16 @@ class STSD(OnlineLearner):
     projection, which is in the metric ``diag(sqrt(G))`` and would shrink
     each coordinate differently (O(d) a row). Only with ``variant="paper"``.
 
+    ``step="adagrad-tau"`` (not the paper's either) keeps the paper's step
+    rule and C and moves it into AdaGrad's metric ``D = diag(1 / sqrt(eps +
+    G))``: on the same rows ``G_i += x_i^2``, then ``tau`` of Eq. 5, 7 or 8
+    with ``x' D x`` in place of ``||x||^2``, and ``w += tau y D x`` (the PA
+    step that reaches the margin in that metric; PA-I caps it at C, PA-II
+    softens it). It has no parameter of its own (``lr`` is unused). Tried as
+    a second adaptive STSD variant in
+    ``docs/reports/investigations/adaptive_variants.md``: it helps less
+    than ``step="adagrad"``.
+
     Choices the paper leaves open: ties between equal ``|w|`` keep the lower
     column (the feature seen first; ``evofeat/_core/topk.pxd``);
     ``floor(B d)`` is taken with a 1e-9 tolerance (0.29 of 100 keeps 29);
@@ -225,15 +238,17 @@ class STSD(OnlineLearner):
     seed
         Seed of STSD-I-rand's choices (splitmix64; deterministic).
     step
-        ``"paper"`` (tau of Eq. 5, 7, 8) or ``"adagrad"`` (per-coordinate
-        steps, not the paper's; see above).
+        ``"paper"`` (tau of Eq. 5, 7, 8), ``"adagrad"`` (per-coordinate
+        steps, not the paper's; see above) or ``"adagrad-tau"`` (the
+        paper's tau in AdaGrad's metric; see above).
     lr
         eta of ``step="adagrad"`` (unused by the paper's step). The default
         1.0 was chosen once from {0.01, 0.03, 0.1, 0.3, 1, 3, 10}, on data sets
         outside the paper's tables (australian, credit-a, diabetes, kr-vs-kp;
         ``docs/reports/investigations/adaptive_variants.md``).
     eps
-        Added to ``G_i`` under the square root by ``step="adagrad"``.
+        Added to ``G_i`` under the square root by ``step="adagrad"`` and
+        ``"adagrad-tau"``.
     rand_mask
         When ``stsd-i-rand`` draws its random subset under
         ``variant="original-code"``: ``"over-budget"`` (only when the support
@@ -378,7 +393,8 @@ class STSD(OnlineLearner):
             epsilon=float(getattr(self, "epsilon", 0.0)),
             rng=int(np.array(self.seed, dtype=np.uint64).view(np.int64)),
             G=np.zeros(capacity),
-            adagrad=getattr(self, "step", "paper") == "adagrad",
+            adagrad=getattr(self, "step", "paper") in ("adagrad", "adagrad-tau"),
+            metric_tau=getattr(self, "step", "paper") == "adagrad-tau",
             lr=float(getattr(self, "lr", 1.0)),
             eps=float(getattr(self, "eps", 1e-8)),
         )
@@ -494,6 +510,13 @@ def stsd_reference(
             add(cols[new], x[new], (1.0 if rule == "perceptron" else last_tau) * direction)
         elif stepped and step == "adagrad":
             add_adagrad(cols[nz], x[nz], direction)
+        elif stepped and step == "adagrad-tau":  # tau with ||x||^2 in diag(1 / sqrt(eps + G))
+            G[cols[nz]] = np.clip(G[cols[nz]] + x[nz] * x[nz], -MAX, MAX)
+            root = np.sqrt(eps + G[cols[nz]])
+            sq_m = running_sum(0.0, x[nz] * x[nz] / root)
+            if 0 < sq_m < np.inf:
+                tau = step_size(rule, C, loss, sq_m, margin, False)
+                add(cols[nz], x[nz] / root, tau * direction)
         elif stepped:
             add(cols[nz], x[nz], tau * direction)
         elif original:
