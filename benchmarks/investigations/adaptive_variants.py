@@ -10,6 +10,8 @@ steps (Duchi, Hazan & Singer 2011; not the papers'):
   with the class default ``lr=1.0`` (chosen once on australian, credit-a,
   diabetes and kr-vs-kp, none of them in STSD's tables). With AdaGrad the PA
   rule and C no longer enter, so STSD, STSD-I and STSD-II share one variant.
+  Shown, not counted: ``step="adagrad-tau"`` (the paper's tau and C in
+  AdaGrad's metric), added after the counted results were seen.
 - OFS (``--protocol ofs``, Table 2 and Table 4's rho): ``step="adagrad"``,
   ``truncate_by="sum"`` (keep the B largest ``|w_i| sqrt(G_i)``, what the
   paper's ``|w_i|`` ranks by) and ``lr=5.0``, chosen by ``--probe-truncate`` on
@@ -27,7 +29,11 @@ steps (Duchi, Hazan & Singer 2011; not the papers'):
 
 Each cell gets the paired t-test and Wilcoxon signed-rank test of the variant
 against the faithful run (evofeat.evaluate.stats.paired_tests, alpha 0.05);
-a *win* is the variant better with the t-test rejecting equality. The
+a *win* is the variant better with the t-test rejecting equality. A second
+count reads the target as "some adaptive variant": a cell counts when any
+variant run for its paper (counted or shown) wins at 0.05 / k, k the number
+of variants of that paper (Bonferroni), so trying more variants cannot
+inflate it. The
 results go to ``docs/reports/investigations/adaptive_variants.{md,json}``;
 runs are cached per (setting, repeat) in ``--cache`` so a run resumes. With
 ``--papers`` naming some of the three, the other papers' cells already in
@@ -98,7 +104,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ofs": {"step": "adagrad", "lr": 5.0, "truncate_by": "sum"},
     "fesl": {"base": "adagrad", "lr": LR_SEARCHED},
 }
-#: shown beside the counted variant, not counted. OFS: AdaGrad with the paper's |w| truncation and
+#: shown beside the counted variant, not counted. STSD: the paper's tau (and C) in AdaGrad's metric
+#: (``step="adagrad-tau"``, no parameter of its own), added after the counted results were seen.
+#: OFS: AdaGrad with the paper's |w| truncation and
 #: eta (the previous run's counted variant); the counted truncation at the paper's eta; and the
 #: counted variant with the paper's decay 1 - 0.2 * 0.01 and radius 10 (l2 = 0.0004: with lr = 5
 #: the counted one decays w by 1 - 5 * 0.01 a row), added after the counted results were seen.
@@ -106,6 +114,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 #: over NAG (added after the counted variant was declared and run) at VW's rate 0.5 and with lr =
 #: 1/c searched on the held-out runs as the counted one.
 EXTRA: dict[str, dict[str, dict[str, Any]]] = {
+    "stsd": {"adagrad-tau": {"step": "adagrad-tau"}},
     "ofs": {
         "adagrad-truncate-w": {"step": "adagrad"},
         "sum-lr-0.2": {"step": "adagrad", "truncate_by": "sum"},
@@ -125,6 +134,7 @@ EXTRA: dict[str, dict[str, dict[str, Any]]] = {
     },
 }
 EXTRA_NAME = {
+    "adagrad-tau": "the paper's tau in AdaGrad's metric",
     "adagrad-truncate-w": "AdaGrad, lr 0.2, truncation by abs(w)",
     "sum-lr-0.2": "AdaGrad, lr 0.2, truncation by abs(w) sqrt(G)",
     "sum-paper-decay": "as counted, the paper's decay and ball (l2 0.0004, radius 10)",
@@ -235,7 +245,7 @@ def stsd_cells(runs: Runs, repeats: int) -> list[dict[str, Any]]:
                 "paper_std": rec["mistakes_std"],
             }
             base = {"budget": 0.5 if mode == "stsd-i-all" else rec["B"]}
-            variants = {"faithful": {}, "adaptive": VARIANTS["stsd"]}
+            variants = {"faithful": {}, "adaptive": VARIANTS["stsd"], **EXTRA["stsd"]}
             out.append(
                 _compare(runs, where, "stsd-paper", mode, base, variants, repeats, "mistakes")
             )
@@ -393,6 +403,18 @@ def _p(p: float) -> str:
     return f"{p:.2g}" if p >= 1e-4 else f"{p:.0e}"
 
 
+def _any_variant_wins(c: dict[str, Any]) -> bool:
+    """Whether some variant of the cell (counted or shown) wins at 0.05 / k (Bonferroni over k)."""
+    names = ["", *(f"{x}_" for x in EXTRA.get(c["paper"], {}))]
+    alpha = 0.05 / len(names)
+    for x in names:
+        mean, p = c[f"{x or 'adaptive_'}mean"], c[f"{x}t_pvalue"]
+        better = mean > c["faithful_mean"] if c["higher_is_better"] else mean < c["faithful_mean"]
+        if better and p < alpha:
+            return True
+    return False
+
+
 def _tally(cells: list[dict[str, Any]], key: str = "outcome") -> dict[str, int]:
     return {o: sum(c[key] == o for c in cells) for o in ("win", "tie", "loss")}
 
@@ -441,7 +463,10 @@ def render(cells: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "0.2 mistakes of the lowest on australian; lr = 3 was lowest on diabetes; "
         "`--probe-lr` reprints that probe). The update rows, the L1-ball scaling and the "
         "truncation are the paper's; the PA rule (and C) no longer enters, so STSD, "
-        "STSD-I and STSD-II share one adaptive run per data set.",
+        "STSD-I and STSD-II share one adaptive run per data set. Shown, not counted, and added "
+        'after the counted results were seen: `step="adagrad-tau"`, the paper\'s tau (and C) '
+        "with ||x||^2 measured in AdaGrad's metric D = diag(1 / sqrt(eps + G)) and the step "
+        "tau y D x (no parameter of its own).",
         "- **OFS** (protocol `ofs`: z-scored columns, unit rows, 20 row orders): "
         '`step="adagrad"`, `truncate_by="sum"`, `lr=5.0`. AdaGrad\'s step, and the truncation '
         "keeps the B largest |w_i| sqrt(G_i) instead of |w_i|: AdaGrad divides each feature's "
@@ -497,11 +522,24 @@ def render(cells: list[dict[str, Any]], meta: dict[str, Any]) -> str:
             )
     total_pub = sum(sum(t.values()) for t in meta["published"].values())
     target = "met" if tot["win"] * 2 >= total_pub else "not met"
+    anyv = {
+        p: [c for c in cells if c["paper"] == p and _any_variant_wins(c)] for p in meta["published"]
+    }
+    n_any = sum(len(v) for v in anyv.values())
     lines += [
         "",
         f"The target (an adaptive variant beats the paper's method on at least half of the "
         f"published cells) is **{target}**: {tot['win']} wins of {total_pub} published cells "
         f"of these tables ({tot['win']} of the {n} run here). Cells not run: " + meta["not_run"],
+        "",
+        "Read as *some* adaptive variant (a cell counts when any variant run for its paper, "
+        "counted or shown, wins at 0.05 / k, k the number of that paper's variants: "
+        + ", ".join(
+            f"{p.upper()} k = {1 + len(EXTRA.get(p, {}))}: {len(v)}" for p, v in anyv.items()
+        )
+        + f"), the variants win **{n_any}** of the {n} cells run here, "
+        + ("at least" if 2 * n_any >= n else "short of")
+        + f" half of them ({(n + 1) // 2}), and {n_any} of the {total_pub} published cells.",
         "",
     ]
     for paper, title in (
@@ -635,7 +673,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/adaptive_variants_runs.json"))
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument(
-        "--findings", type=Path, default=None, help="a Markdown file whose text goes under Findings"
+        "--findings",
+        type=Path,
+        default=Path(__file__).with_name("adaptive_variants_findings.md"),
+        help="a Markdown file whose text goes under Findings (adaptive_variants_findings.md)",
     )
     ap.add_argument(
         "--probe-lr",
