@@ -50,7 +50,7 @@ it is.
     python benchmarks/investigations/board_selection.py --orders 2 --out /tmp/sel  # a smoke run
 
 Writes ``docs/reports/investigations/board_selection.{md,json}``. One process,
-about a minute of one core. Needs ``EVOFEAT_DATA`` (the shared data folder).
+about 80 s of one core. Needs ``EVOFEAT_DATA`` (the shared data folder).
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def write(out: Path, data: dict[str, Any], ranked: list[dict[str, Any]], argv: s
         "",
         f"Written by `python benchmarks/investigations/board_selection.py{argv}` on "
         f"{data['when']}. Grid, data sets and rule: the docstring of "
-        "[board_selection.py](../../../benchmarks/investigations/board_selection.py), fixed "
+        "`benchmarks/investigations/board_selection.py`, fixed "
         "before the run. Streams as the leaderboard's (evolvable, z-scored, orders 0.."
         f"{data['orders'] - 1}); accuracy on the rows after the switch, mean over the orders.",
         "",
