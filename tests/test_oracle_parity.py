@@ -180,6 +180,11 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         )
         for m in ("fesl-c", "fesl-s")
     ],
+    *[  # FESL's biases (fit_intercept, not the paper's) over OGD and AdaGrad
+        (m, {"lr": 0.3, "overlap": 6, **_B, **b}, _fesl(m, lr=0.3, overlap=6, **_B, **b))
+        for m in ("fesl-c", "fesl-s", "rogd-u", "nogd")
+        for b in ({}, {"base": "adagrad", "eps": 1e-6})
+    ],
     ("ftrl", {}, lambda X, y: oada.ftrl(X, y, fit_intercept=True)),  # a bias by default
     ("ftrl", {"fit_intercept": False}, oada.ftrl),
     (
@@ -369,3 +374,21 @@ def test_adagrad_cases_step_per_coordinate(scenario: str) -> None:
     for by in ("sum", "metric"):
         ranked = oofs.ofs(X, y, budget=0.3, radius=0.8, **_ADAGRAD, truncate_by=by)[0]
         assert (ranked != ofs_labels).sum() >= 3, f"truncate_by={by!r} changes no prediction"
+
+
+@pytest.mark.parametrize("base", [{}, {"base": "adagrad", "eps": 1e-6}])
+def test_fesl_bias_cases_change_predictions(base: dict[str, Any]) -> None:
+    """FESL's bias cases above are not the cases without it, before and after the switch.
+
+    ROGD-u predicts with the recovered model alone after the switch, so its
+    rows there pin the old model's bias; NOGD's pin the new model's.
+    """
+    s = STREAMS["evolvable-2"]
+    X, y = dense(s), s.y.astype(float)
+    first = s.info["eval_from"]
+    for m in ("fesl-c", "rogd-u", "nogd"):
+        plain = ofesl.fesl(X, y, m, lr=0.3, overlap=6, **base)["scores"]
+        biased = ofesl.fesl(X, y, m, lr=0.3, overlap=6, **_B, **base)["scores"]
+        for part in (slice(None, first), slice(first, None)):
+            assert np.abs(plain[part] - biased[part]).max() > 0.1, m
+            assert (np.sign(plain[part]) != np.sign(biased[part])).sum() >= 1, m

@@ -16,6 +16,16 @@ is predicted as after the switch; several cycles S1 -> S2 -> S3 ...).
   ``a_i ~ exp(-eta L_i)``, ``eta = sqrt(8 ln 2 / T2)`` (Eq. 2-3); FESL-s
   predicts ``f_i`` with probability ``a_i`` and tracks ``a`` by fixed share
   (Eq. 7-8). ``T2 = horizon``, or the running count when ``horizon`` is None.
+
+Not the paper's, as FESL documents them: ``base="adagrad"`` steps the model of
+the current space by diagonal AdaGrad (``G_i += g_i^2``, ``w_i -= lr g_i /
+sqrt(eps + G_i)``, ``G`` from 0 with each new model; the recovered model keeps
+OGD); ``fit_intercept`` gives each of the two models a bias on a constant
+input 1, not part of the map: ``f2 = w2 . x2 + b2`` with ``b2`` stepped by the
+model's own rule on the input 1 (OGD: ``b2 -= tau g``; AdaGrad: its own
+accumulator), ``f1 = w1 . psi(x2) + b1`` with ``b1 -= tau g1`` as ``w1``; at a
+switch the next old model is the predictor on the vanishing space, so its
+bias is ``a1 b1 + a2 b2``, and the new model's bias (and state) starts at 0.
 """
 
 from __future__ import annotations
@@ -111,6 +121,9 @@ def fesl(
     horizon: int | None = None,
     clock: str = "global",
     seed: int = 0,
+    base: str = "ogd",
+    eps: float = 1e-8,
+    fit_intercept: bool = False,
 ) -> dict[str, np.ndarray]:
     """FESL and its baselines over a dense stream (NaN = absent).
 
@@ -127,7 +140,10 @@ def fesl(
     cur = switches = t = tp = 0
     rng = SplitMix64(seed)
     w = np.zeros(d)  # OGD on the current space (before the first switch: the only model)
+    G = np.zeros(d)  # its AdaGrad accumulators (base="adagrad")
+    b = Gb = 0.0  # its bias and the bias's accumulator (fit_intercept)
     w_old = np.zeros(d)  # the old model, on the previous space
+    b_old = 0.0  # its bias
     M = np.zeros((d, d))  # psi(x) = M^T x: the current space back to the previous one
     kept: list[np.ndarray] = []  # overlap rows kept for the next map
     alpha = np.array([0.5, 0.5])  # FESL-s
@@ -153,14 +169,32 @@ def fesl(
             return f1 if rng.peek() < a1 else f2
         return f1 if a1 > 0 else f2
 
-    def next_cycle() -> tuple[np.ndarray, np.ndarray]:
-        """The next map and the next old model: the predictor now used on the current space."""
+    def next_cycle() -> tuple[np.ndarray, np.ndarray, float]:
+        """The next map and the next old model (weights, bias): the predictor now used on the current space."""
         a1, a2 = weights()
         model = a2 * w + a1 * (M @ w_old)
         P = np.array(kept).reshape(-1, d)
-        return least_squares_map(P, space == cur, space == cur + 1), np.where(
-            space == cur, model, 0.0
+        return (
+            least_squares_map(P, space == cur, space == cur + 1),
+            np.where(space == cur, model, 0.0),
+            a1 * b_old + a2 * b,
         )
+
+    def step(
+        w: np.ndarray, G: np.ndarray, b: float, Gb: float, rate: float, g: float, x: np.ndarray
+    ) -> tuple[np.ndarray, float, float]:
+        """The current model's step on the row ``x`` (and the input 1): OGD at ``rate``, or AdaGrad."""
+        if base == "adagrad":
+            G += (g * x) ** 2
+            w -= lr * (g * x) / np.sqrt(eps + G)
+            if fit_intercept:
+                Gb += g * g
+                b -= lr * g / math.sqrt(eps + Gb)
+            return w, b, Gb
+        w -= (rate * g) * x
+        if fit_intercept:
+            b -= rate * g
+        return w, b, Gb
 
     for i, cols, x, changed in rows(X):
         yi = float(y[i])
@@ -169,8 +203,8 @@ def fesl(
         if cur == 0:
             s = 0.0
         elif kept and not xc.any() and xn.any():  # as after the coming switch: new model at 0
-            M_next, w_next = next_cycle()
-            f1 = float(w_next @ (M_next.T @ xn))
+            M_next, w_next, b_next = next_cycle()
+            f1 = float(w_next @ (M_next.T @ xn)) + (b_next if fit_intercept else 0.0)
             s = (
                 0.0
                 if method == "nogd"
@@ -178,14 +212,19 @@ def fesl(
             )
         else:
             a1, a2 = weights()
-            s = combine(float(w_old @ (M.T @ xc)), dot(w, xc, cols), a1, a2)
+            s = combine(
+                float(w_old @ (M.T @ xc)) + (b_old if fit_intercept else 0.0),
+                dot(w, xc, cols) + (b if fit_intercept else 0.0),
+                a1,
+                a2,
+            )
         out["scores"][i], out["labels"][i] = s, _label(s, loss)
         if changed:  # the learner is told the visible set
             space[cols[space[cols] == 0]] = cur + 1 if (space > 0).any() else 1
             cur = max(cur, 1)
             if (space[cols] == cur + 1).any() and not (space[cols] == cur).any():  # the switch
-                M, w_old = next_cycle()
-                kept, w = [], np.zeros(d)
+                M, w_old, b_old = next_cycle()
+                kept, w, G, b, Gb = [], np.zeros(d), np.zeros(d), 0.0, 0.0
                 cur, switches, tp = cur + 1, switches + 1, 0
                 alpha, L = np.array([0.5, 0.5]), np.zeros(2)
             both = (space[cols] == cur).any() and (space[cols] == cur + 1).any()
@@ -195,11 +234,14 @@ def fesl(
             kept.append(np.where(space[np.arange(d)] >= cur, x, 0.0))
         tau = lr / math.sqrt(t)
         if switches == 0:
-            w -= (tau * lossf(dot(w, xc, cols), yi)[1]) * xc
+            g = lossf(dot(w, xc, cols) + (b if fit_intercept else 0.0), yi)[1]
+            w, b, Gb = step(w, G, b, Gb, tau, g, xc)
         else:
             tp += 1
             xr = M.T @ xc  # the recovered old-space row
             f1, f2 = float(w_old @ xr), dot(w, xc, cols)
+            if fit_intercept:
+                f1, f2 = f1 + b_old, f2 + b
             (l1, g1), (l2, g2) = lossf(f1, yi), lossf(f2, yi)
             if method == "fesl-c":
                 L += [l1, l2]
@@ -213,7 +255,10 @@ def fesl(
                 rng.advance()
             if method in ("rogd-u", "fesl-c", "fesl-s"):
                 w_old -= (tau * g1) * xr
+                if fit_intercept:
+                    b_old -= tau * g1
             if method in ("nogd", "fesl-c", "fesl-s"):
-                w -= ((tau if clock == "global" else lr / math.sqrt(tp)) * g2) * xc
+                rate = tau if clock == "global" else lr / math.sqrt(tp)
+                w, b, Gb = step(w, G, b, Gb, rate, g2, xc)
         out["a1"][i] = weights()[0]
     return out

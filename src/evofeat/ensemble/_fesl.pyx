@@ -233,7 +233,12 @@ cdef class FESLCore(Core):
     ``n = G`` per feature, ``w`` kept equal to the lazy weight; 3 NAG, ``s``
     the largest ``|x_i|`` seen per feature, ``nag_t`` and ``nag_N`` the rows
     stepped and their sum of ``x_i^2 / s_i^2`` since the switch), ``eps``,
-    ``beta``, ``l1``, ``l2``.
+    ``beta``, ``l1``, ``l2``. With ``fit_intercept`` (1, not the paper's):
+    the biases on a constant input 1, ``intercept`` of the current model
+    (stepped by its base, with AdaGrad's / NAG's accumulator ``intercept_G``,
+    FTRL's ``intercept_z`` and ``intercept_G`` as its ``n``; over FTRL kept
+    equal to the lazy weight) and ``intercept_old`` of the old model (OGD on
+    the recovered rows, as ``r_a``).
     """
 
     cdef public double[::1] w, G, z, s
@@ -246,6 +251,8 @@ cdef class FESLCore(Core):
     cdef public int method, loss_kind, clock
     cdef public double lr, horizon, ridge, eps, beta, l1, l2, nag_t, nag_N
     cdef public int base
+    cdef public int fit_intercept
+    cdef public double intercept, intercept_G, intercept_z, intercept_old
     # scratch (not state): projections of a row through the stored rows, and a rescaled row
     cdef double[::1] q1, q2, q3, q4
     cdef double* xs
@@ -267,6 +274,7 @@ cdef class FESLCore(Core):
         "cur", "dim", "switches", "n_a", "n_p", "t", "t_p", "v_cur", "v_next",
         "rng", "method", "loss_kind", "lr", "horizon", "ridge", "clock", "G", "base", "eps",
         "z", "beta", "l1", "l2", "s", "nag_t", "nag_N",
+        "fit_intercept", "intercept", "intercept_G", "intercept_z", "intercept_old",
     )
 
     def __cinit__(self, *args, **kwargs):
@@ -285,7 +293,7 @@ cdef class FESLCore(Core):
     @staticmethod
     def empty(Py_ssize_t capacity, Py_ssize_t B, int method, int loss_kind, double lr,
               double horizon, double ridge, int clock, uint64_t rng, int base, double eps,
-              double beta, double l1, double l2):
+              double beta, double l1, double l2, int fit_intercept=0):
         """A fresh state (no feature, no switch) with room for ``capacity`` features and ``B``
         overlap rows: what ``FESLCore(**fields)`` builds from zeros, without the checks by name."""
         cdef FESLCore c = FESLCore.__new__(FESLCore)
@@ -298,6 +306,7 @@ cdef class FESLCore(Core):
         c.rng, c.method, c.loss_kind, c.clock, c.base = rng, method, loss_kind, clock, base
         c.lr, c.horizon, c.ridge, c.eps, c.beta, c.l1, c.l2 = lr, horizon, ridge, eps, beta, l1, l2
         c.q1, c.q2, c.q3, c.q4 = np.zeros(B), np.zeros(B), np.zeros(B), np.zeros(B)
+        c.fit_intercept = fit_intercept
         return c
 
     def __dealloc__(self):
@@ -338,6 +347,25 @@ cdef class FESLCore(Core):
             j = idx[k]
             self.xs[k] = nag_rescaled(self.w[j], self.s[j], fabs(val[k])) if self.space[j] == cur else 0.0
         return safe_dotn(self.xs, val, n)
+
+    cdef double score_new(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
+        """The current model's score: :meth:`dot_cur`, plus its bias with ``fit_intercept``."""
+        cdef double f = self.dot_cur(idx, val, n)
+        if self.fit_intercept:
+            f = saturate(f + self.intercept)
+        return f
+
+    cdef double score_old(self, double f) noexcept:
+        """The old model's score from ``f = r_a . (X_new x) = w_old . psi(x)``: plus its bias with ``fit_intercept``."""
+        if self.fit_intercept:
+            f = saturate(f + self.intercept_old)
+        return f
+
+    cdef double pending_bias(self) noexcept:
+        """The bias of the next cycle's old model: ``a1 b_old + a2 b`` (that of the predictor now)."""
+        cdef double a1, a2
+        self.ens_weights(&a1, &a2)
+        return saturate(a1 * self.intercept_old + a2 * self.intercept)
 
     cdef bint grow_xs(self, Py_ssize_t n) noexcept:
         """Room for ``n`` entries in the scratch row ``xs`` (False: no memory)."""
@@ -501,6 +529,8 @@ cdef class FESLCore(Core):
             self.pmap_t, self.pmap_np, self.pmap_sw = self.t, self.n_p, self.switches
             r = self.pmap[1]
             f1 = self.through(r, self.buf_p, self.n_p, cur + 1, idx, val, n)
+            if self.fit_intercept:  # the new model starts at 0, its bias too
+                f1 = saturate(f1 + self.pending_bias())
             if self.method == NOGD:
                 s = 0.0
             elif self.method <= 2:
@@ -511,9 +541,9 @@ cdef class FESLCore(Core):
             return s
         self.ens_weights(&a1, &a2)
         if a1 > 0.0 or self.method == FESL_S:
-            f1 = self.through(self.r_a, self.buf_a, self.n_a, cur, idx, val, n)
+            f1 = self.score_old(self.through(self.r_a, self.buf_a, self.n_a, cur, idx, val, n))
             self.q1_t, self.q1_sw, self.q1_dim = self.t, self.switches, self.dim
-        f2 = self.dot_cur(idx, val, n)
+        f2 = self.score_new(idx, val, n)
         s = self.combine(f1, f2, a1, a2)
         label[0] = label_of(self.loss_kind, s)
         return s
@@ -537,8 +567,12 @@ cdef class FESLCore(Core):
     cdef void step_model(self, double tau, double slope, const int64_t* idx, const double* val,
                          Py_ssize_t n) noexcept:
         """The step of the model learned on the current space: OGD (``w -= tau slope x``), AdaGrad, FTRL or NAG."""
+        cdef double a
         if self.base == 0:
-            self.step_new(-tau * slope, idx, val, n)
+            a = -tau * slope
+            self.step_new(a, idx, val, n)
+            if self.fit_intercept and fabs(a) <= MAX:  # the input 1: the same step
+                self.intercept = saturate(self.intercept + a)
             return
         if not fabs(slope) <= MAX:
             return
@@ -547,6 +581,16 @@ cdef class FESLCore(Core):
         if self.base == 3:
             self.step_nag(slope, idx, val, n)
             return
+        if self.fit_intercept:  # the input 1: the gradient is the slope, with the bias's own state
+            if self.base == 1:
+                self.intercept = saturate(
+                    self.intercept + adagrad_step(&self.intercept_G, saturate(slope), self.lr,
+                                                  self.eps))
+            else:  # FTRL's bias: no L1, no L2 (as FTRL's)
+                ftrl_step(&self.intercept_z, &self.intercept_G, self.intercept, saturate(slope),
+                          self.lr)
+                self.intercept = ftrl_weight(self.intercept_z, self.intercept_G, self.lr,
+                                             self.beta, 0.0, 0.0)
         cdef int64_t cur = self.cur, j
         cdef Py_ssize_t k
         cdef double g
@@ -598,6 +642,8 @@ cdef class FESLCore(Core):
             if self.s[j] > 0.0:
                 r = a / self.s[j]
                 nx += r * r
+        if self.fit_intercept:  # the input 1 of scale 1 adds 1 to N
+            nx += 1.0
         self.nag_t += 1.0
         self.nag_N = saturate(self.nag_N + nx)
         if not self.nag_N > 0.0:  # no value seen yet: every gradient is 0
@@ -617,6 +663,10 @@ cdef class FESLCore(Core):
         for k in range(n):
             if self.xs[k] != 0.0:
                 self.w[idx[k]] = saturate(self.w[idx[k]] + self.xs[k])
+        if self.fit_intercept and slope != 0.0:  # input 1, scale 1: the gradient is the slope
+            self.intercept_G = saturate(self.intercept_G + slope * slope)
+            self.intercept = saturate(
+                self.intercept - saturate(self.lr * q * nag_ratio(slope, self.intercept_G)))
 
     cdef void store_row(self, double[:, ::1] gram, int64_t b, int64_t s, const int64_t* idx,
                         const double* val, Py_ssize_t n) noexcept:
@@ -666,7 +716,7 @@ cdef class FESLCore(Core):
             self.collect(idx, val, n)
         tau = self.lr / sqrt(<double> self.t)
         if self.switches == 0:
-            f = self.dot_cur(idx, val, n)
+            f = self.score_new(idx, val, n)
             self.step_model(tau, c_loss_slope(kind, f, y), idx, val, n)
             return loss
         self.t_p += 1
@@ -676,8 +726,8 @@ cdef class FESLCore(Core):
                 ez = self.q1_e  # predict projected this row already
             else:
                 ez = self.project_exp(self.buf_a, na, cur, idx, val, n, self.q1)  # X_new x = z 2^ez
-            f1 = unscale(safe_dotn(&self.r_a[0], &self.q1[0], na), ez)
-        f2 = self.dot_cur(idx, val, n)
+            f1 = self.score_old(unscale(safe_dotn(&self.r_a[0], &self.q1[0], na), ez))
+        f2 = self.score_new(idx, val, n)
         self.update_weights(c_loss_value(kind, f1, y), c_loss_value(kind, f2, y))
         if self.method == ROGD_U or self.method >= 3:  # Eq. (4): w_old -= tau dl x~
             g = tau * c_loss_slope(kind, f1, y)
@@ -685,6 +735,8 @@ cdef class FESLCore(Core):
                 self.matvec(self.h_a, na, na, self.q1, self.q3)
                 for i in range(na):
                     self.r_a[i] = saturate(self.r_a[i] - unscale(g * self.q3[i], ez))
+                if self.fit_intercept:  # its input 1
+                    self.intercept_old = saturate(self.intercept_old - g)
         if self.method == NOGD or self.method >= 3:
             tau2 = tau if self.clock == 0 else self.lr / sqrt(<double> self.t_p)
             self.step_model(tau2, c_loss_slope(kind, f2, y), idx, val, n)
@@ -698,6 +750,7 @@ cdef class FESLCore(Core):
         else:
             kp, r = self.pending_map()
         self.pmap = None
+        cdef double b_next = self.pending_bias() if self.fit_intercept else 0.0
         cdef Py_ssize_t n = self.n_p, dim = self.dim, i, j
         self.buf_a[:dim] = self.buf_p[:dim]
         self.buf_p[:dim] = 0.0
@@ -725,6 +778,9 @@ cdef class FESLCore(Core):
         self.t_p = 0
         self.nag_t, self.nag_N = 0.0, 0.0  # NAG's counts restart with the new model
         self.alpha1, self.alpha2, self.loss1, self.loss2 = 0.5, 0.5, 0.0, 0.0
+        if self.fit_intercept:  # the old model takes the predictor's bias; the new one starts at 0
+            self.intercept_old = b_next
+            self.intercept = self.intercept_G = self.intercept_z = 0.0
 
     cdef int visible(self, const int64_t* cols, Py_ssize_t n, Py_ssize_t dim) except -1:
         cdef int64_t nxt, j, cur, s

@@ -20,6 +20,7 @@ from evofeat.ensemble.ogd import (
     loss_reference,
     step_reference,
 )
+from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._safe import (
     MAX,
     dot_reference,
@@ -41,7 +42,7 @@ _BIG, _SMALL = 2.0**100, 2.0**-100
 _LCAP = 2.0**1000
 
 
-class FESL(OnlineLearner):
+class FESL(InterceptMixin, OnlineLearner):
     """Feature Evolvable Streaming Learning: FESL-c, FESL-s and the baselines NOGD, ROGD-u, ROGD-f.
 
     Old features vanish and new ones appear, with a short overlap in which a
@@ -115,7 +116,25 @@ class FESL(OnlineLearner):
     shifted by their minimum when they pass 2^1000, and each loss entering
     them is capped at 2^1000; FESL-s's fixed share keeps each normalised
     weight at least ``delta / (1 + delta)``. Zero rows change nothing but the
-    step counter ``t``.
+    step counter ``t`` (and, with ``fit_intercept``, the biases).
+
+    **The bias** (``fit_intercept=True``; not the paper's, whose models have
+    none). Each of the two linear models gets its own bias, the weight of a
+    constant input 1 that every row has; it is not a feature and not part of
+    the map. The model learned on the current space (``w1`` before the first
+    switch, ``w2`` after each) scores ``w . x + b`` and steps ``b`` by its
+    base's rule with the bias's own state: OGD ``b -= tau slope`` (the same
+    ``tau``, ``clock`` included), AdaGrad its own accumulator (``lr``,
+    ``eps``), FTRL its own ``z`` and ``n`` (``alpha = lr``, ``beta``, no L1
+    or L2, as :class:`~evofeat.linear.ftrl.FTRL`'s bias), NAG an input of
+    scale 1 (it adds 1 to ``N`` on every row; its own ``G``). The recovered
+    model scores ``f1 = w1 . psi(x2) + b1`` and, as ``w1`` on the recovered
+    rows (Eq. 4), steps ``b1 -= tau slope(f1)`` whatever the base (ROGD-f
+    freezes it). At a switch the old model of the new cycle takes the bias of
+    the learner's predictor on the vanishing space, ``a1 b1 + a2 b2`` (with
+    ``a1 psi^T w1 + a2 w2``), and the new model's bias and its state restart
+    at 0. With ``fit_intercept=False`` (the default) nothing of this runs and
+    the results are the paper's rule, unchanged.
 
     Parameters
     ----------
@@ -171,6 +190,9 @@ class FESL(OnlineLearner):
     beta, l1, l2
         FTRL-Proximal's learning-rate offset and regularization
         (``base="ftrl"`` only; the defaults of :class:`~evofeat.linear.ftrl.FTRL`).
+    fit_intercept
+        ``False`` (the paper): no bias; ``True``: a bias for each of the two
+        models (see *The bias* above; not the paper's).
 
     Attributes
     ----------
@@ -181,6 +203,9 @@ class FESL(OnlineLearner):
         Switches so far.
     weights_
         ``(a1, a2)``: the weights of the old and the new model for the next row.
+    intercept_
+        The bias of the model learned on the current space (0.0 without
+        ``fit_intercept``).
 
     Examples
     --------
@@ -189,6 +214,10 @@ class FESL(OnlineLearner):
     ...              preprocess="minmax", repeat=0)
     >>> r.n_scored, round(r.accuracy, 3)  # the rows after the switch
     (345, 0.725)
+    >>> biased = FESL(base="adagrad", lr=0.1, fit_intercept=True)  # not the paper's: biases
+    >>> r = run_once(biased, "australian", "evolvable", preprocess="minmax", repeat=0)
+    >>> r.n_scored, round(r.accuracy, 3)
+    (345, 0.8)
 
     References
     ----------
@@ -215,6 +244,7 @@ class FESL(OnlineLearner):
         beta: float = 1.0,
         l1: float = 1.0,
         l2: float = 1.0,
+        fit_intercept: bool = False,
     ) -> None:
         self.method = method
         self.lr = lr
@@ -229,6 +259,7 @@ class FESL(OnlineLearner):
         self.beta = beta
         self.l1 = l1
         self.l2 = l2
+        self.fit_intercept = fit_intercept
 
     per_feature = ("w", "space", "buf_a", "buf_p", "G", "z", "s")
 
@@ -256,6 +287,7 @@ class FESL(OnlineLearner):
         check_choice(self.clock, _CLOCKS, "clock", "pass clock='global'")
         _check_int(self.seed, 0, "seed", "a seed", "pass seed=0")
         check_choice(self.base, BASES, "FESL base step", "pass base='ogd' (the paper's)")
+        check_intercept(self, None)
         for name, low, default in (
             ("eps", 0.0, "1e-8"),
             ("beta", None, "1.0"),
@@ -296,6 +328,7 @@ class FESL(OnlineLearner):
             float(self.beta),
             float(self.l1),
             float(self.l2),
+            int(self.fit_intercept),
         )
 
     @property
@@ -345,17 +378,46 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
     array([-1.,  1.,  1., -1.])
     """
     p = FESL(**params).get_params()
+    fit = p["fit_intercept"]
+    # the biases (fit_intercept): the current model's b, its state bG (AdaGrad's / NAG's G, FTRL's
+    # n) and bz (FTRL's z), and the old model's b_old
+    bias = {"b": 0.0, "bG": 0.0, "bz": 0.0, "b_old": 0.0}
+
+    def plus(f: float, b: float) -> float:
+        """A score plus a bias (saturated), or the score without ``fit_intercept``."""
+        return float(saturate_reference(f + b)) if fit else f
+
+    def step_bias(slope: float) -> None:
+        """The current model's bias: its base's step on the input 1 (gradient ``slope``)."""
+        g = float(saturate_reference(slope))
+        if p["base"] == "adagrad":
+            bias["bG"] = float(saturate_reference(bias["bG"] + g * g))
+            step = saturate_reference(-p["lr"] * (g / math.sqrt(p["eps"] + bias["bG"])))
+            bias["b"] = float(saturate_reference(bias["b"] + step))
+        else:  # FTRL, no L1 or L2
+            from evofeat.linear import ftrl
+
+            zb, nb = ftrl.ftrl_step_reference(
+                np.array([bias["bz"]]), np.array([bias["bG"]]), np.array([bias["b"]]),
+                np.array([g]), lr,
+            )  # fmt: skip
+            bias["bz"], bias["bG"] = float(zb[0]), float(nb[0])
+            bias["b"] = float(ftrl.ftrl_weights_reference(zb, nb, lr, p["beta"], 0.0, 0.0)[0])
 
     def step_model(
         w: np.ndarray, G: np.ndarray, z: np.ndarray, tau: float, slope: float, x: np.ndarray
     ) -> Any:
         """The new model's step: OGD ``w - tau slope x``, AdaGrad or FTRL (``G``, ``z`` in place)."""
         if p["base"] == "ogd":
+            if fit and abs(-tau * slope) <= MAX:
+                bias["b"] = float(saturate_reference(bias["b"] + -tau * slope))
             return step_reference(w, -tau * slope, x)
         if not abs(slope) <= MAX:
             return w
         if p["base"] == "nag":
             return nag_step(w, G, slope, x)
+        if fit:
+            step_bias(slope)
         with np.errstate(over="ignore"):
             g = saturate_reference(slope * x)
             if p["base"] == "ftrl":
@@ -383,7 +445,7 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
         with np.errstate(divide="ignore", invalid="ignore"):
             terms = np.where(S > 0.0, (np.abs(x) / np.where(S > 0.0, S, 1.0)) ** 2, 0.0)
         tN[0] += 1.0
-        tN[1] = min(tN[1] + float(sum(terms.tolist())), MAX)
+        tN[1] = min(tN[1] + (float(sum(terms.tolist())) + (1.0 if fit else 0.0)), MAX)
         if not tN[1] > 0.0:
             return w
         q = math.sqrt(tN[0] / tN[1])
@@ -395,6 +457,11 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
             r = np.where(G[on] > 0.0, g[on] / np.sqrt(G[on]), np.sign(g[on]))
         step = saturate_reference(p["lr"] * q * np.clip(r, -1.0, 1.0) / S[on])
         w[on] = saturate_reference(w[on] - step)
+        if fit and slope != 0.0:  # the input 1, of scale 1
+            bias["bG"] = float(saturate_reference(bias["bG"] + slope * slope))
+            rb = slope / math.sqrt(bias["bG"]) if bias["bG"] > 0.0 else math.copysign(1.0, slope)
+            db = float(saturate_reference(p["lr"] * q * min(max(rb, -1.0), 1.0)))
+            bias["b"] = float(saturate_reference(bias["b"] - db))
         return w
 
     loss, lr, overlap, horizon, ridge, clock = (
@@ -435,14 +502,15 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
             return f1 if _splitmix_uniform(rng)[1] < a1 else f2
         return f1 if a1 > 0 else f2
 
-    def pending() -> tuple[np.ndarray, np.ndarray]:
-        """The collected rows and the next cycle's old model: the predictor on the current space."""
+    def pending() -> tuple[np.ndarray, np.ndarray, float]:
+        """The collected rows and the next cycle's old model (its bias): the predictor on the current space."""
         a1, a2 = weights()
+        b_next = float(saturate_reference(a1 * bias["b_old"] + a2 * bias["b"]))
         v = a2 * w
         if a1 and len(X2):  # a1 psi^T w_old = a1 X2^T (X2 X2^T)^+ X1 w_old
             with np.errstate(over="ignore", invalid="ignore"):
                 v = saturate_reference(v + a1 * X2.T @ (gram_pinv(X2, ridge) @ (X1 @ w_old)))
-        return np.array(P).reshape(-1, d), np.where(space == cur, v, 0.0)
+        return np.array(P).reshape(-1, d), np.where(space == cur, v, 0.0), b_next
 
     def recovered(X1_: np.ndarray, X2_: np.ndarray, x2: np.ndarray) -> tuple[np.ndarray, int]:
         """``psi(x2)`` as ``(xr, e)``, ``xr 2^e`` the recovered row: ``x2`` rescaled if ``X2 x2`` overflows."""
@@ -460,9 +528,9 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
         if cur == 0:
             s = 0.0
         elif P and not xc.any() and xn.any():  # predicted as after the coming switch
-            R, w_next = pending()
+            R, w_next, b_next = pending()
             xr, e = recovered(R * (space == cur), R * (space == cur + 1), xn)
-            f1 = float(unscale_reference(dot_reference(w_next, xr), e))
+            f1 = plus(float(unscale_reference(dot_reference(w_next, xr), e)), b_next)
             s = 0.0 if m == 0 else combine(f1, 0.0, 0.5 if m >= 3 else 1.0)
         else:
             a1, _ = weights()
@@ -470,7 +538,8 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
             if len(X2):
                 xr, e = recovered(X1, X2, xc)
                 f1 = float(unscale_reference(dot_reference(w_old, xr), e))
-            s = combine(f1, dot_reference(scored(w, xc), xc), a1)
+            f1 = plus(f1, bias["b_old"])
+            s = combine(f1, plus(dot_reference(scored(w, xc), xc), bias["b"]), a1)
         out[0, i] = s if kind == 1 else (1.0 if s > 0 else -1.0)
         out[1, i] = s
         out[2, i] = loss_reference(loss, s, y[i])[0]
@@ -479,8 +548,9 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
             space[new] = cur + 1 if (space > 0).any() else 1
             cur = max(cur, 1)
             if (space[vis] == cur + 1).any() and not (space[vis] == cur).any():
-                R, w_next = pending()
+                R, w_next, b_next = pending()
                 X1, X2, w_old = R * (space == cur), R * (space == cur + 1), w_next
+                bias.update(b=0.0, bG=0.0, bz=0.0, b_old=b_next if fit else 0.0)
                 Kp = gram_pinv(X2, ridge)
                 with np.errstate(over="ignore", invalid="ignore"):
                     h_finite = np.isfinite(Kp @ (X1 @ X1.T) @ Kp).all()
@@ -503,15 +573,15 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
         tau = lr / math.sqrt(t)
         yi = float(y[i])
         if switches == 0:
-            f = dot_reference(scored(w, xc), xc)
+            f = plus(dot_reference(scored(w, xc), xc), bias["b"])
             w = step_model(w, G, z, tau, loss_reference(loss, f, yi)[1], xc)
             continue
         tp += 1
         xr, e = (
             recovered(X1, X2, xc) if len(X2) else (np.zeros(d), 0)
         )  # the recovered old-space row
-        f1 = float(unscale_reference(dot_reference(w_old, xr), e))
-        f2 = dot_reference(scored(w, xc), xc)
+        f1 = plus(float(unscale_reference(dot_reference(w_old, xr), e)), bias["b_old"])
+        f2 = plus(dot_reference(scored(w, xc), xc), bias["b"])
         (l1, g1), (l2, g2) = loss_reference(loss, f1, yi), loss_reference(loss, f2, yi)
         losses = np.minimum(np.array([l1, l2]), _LCAP)
         if m == 3:
@@ -529,6 +599,8 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
             rng = _splitmix_uniform(rng)[0]
         if m in (1, 3, 4) and abs(tau * g1) <= MAX:
             w_old = saturate_reference(w_old - unscale_reference(tau * g1 * xr, e))
+            if fit:  # its input 1
+                bias["b_old"] = float(saturate_reference(bias["b_old"] - tau * g1))
         if m in (0, 3, 4):
             w = step_model(w, G, z, tau if clock == "global" else lr / math.sqrt(tp), g2, xc)
     return (out[0], out[1], out[2]) if return_scores else out[0]
