@@ -51,6 +51,32 @@ it is.
 
 Writes ``docs/reports/investigations/board_selection.{md,json}``. One process,
 about 80 s of one core. Needs ``EVOFEAT_DATA`` (the shared data folder).
+
+**ROUND 2** (``--round 2``; declared here, and committed, before its run).
+Round 1 found every FESL setting 0.08-0.11 behind ``ftrl``: FESL's models
+learned no bias, and ijcnn1 and a8a are imbalanced. ``FESL(fit_intercept=True)``
+now gives each of its two models a bias (not the paper's; see its docstring).
+Round 2 asks, with round 1's data sets, streams and rule unchanged, whether a
+FESL with biases should join the board instead of nothing:
+
+- **Grid** (18 settings, in this order; the index breaks ties):
+  ``fesl-c(base=b, lr=lr, fit_intercept=True)`` for b, lr in adagrad {0.03,
+  0.1, 0.3}, ftrl {0.03, 0.1, 0.3}, nag {0.3, 0.5, 1} (each base's library
+  default and its two neighbours on round 1's grid), then the same 9 for
+  ``fesl-s``. None of them is on the board, so all are eligible (the same
+  ``on_board`` check runs).
+- **Rule**: round 1's (mean over the five data sets of the gain in mean
+  accuracy over evofeat's ``ftrl``, rounded to 1e-12, ties to the smaller
+  index). ``nag(lr=1)``, round 1's winner, is run again beside them (not a
+  candidate). The round-2 winner joins ``VARIANTS`` only if its mean gain is
+  strictly greater than ``nag(lr=1)``'s in the same run; otherwise nothing is
+  added. Either way no further variant is chosen.
+
+    python benchmarks/investigations/board_selection.py --round 2  # adds round 2 to the report
+
+Round 2 writes its own section (``## Round 2``) at the end of the same page and
+a ``round2`` entry in the JSON; round 1's table stays as it is (a rerun of
+round 1 keeps the round-2 section).
 """
 
 from __future__ import annotations
@@ -82,6 +108,10 @@ REFERENCE = "ftrl"
 LRS = {"adagrad": (0.03, 0.1, 0.3, 1), "ftrl": (0.03, 0.1, 0.3, 1), "nag": (0.1, 0.3, 0.5, 1)}
 DEFAULT_LR = {"adagrad": 0.1, "ftrl": 0.1, "nag": 0.5}
 PLAIN_LR = {"ftrl": "alpha", "adagrad": "lr", "nag": "lr"}  # FTRL calls its step alpha
+#: round 2: each base's default lr and its two neighbours on round 1's grid
+LRS2 = {"adagrad": (0.03, 0.1, 0.3), "ftrl": (0.03, 0.1, 0.3), "nag": (0.3, 0.5, 1)}
+ROUND1_WINNER = "nag(lr=1)"
+ROUND2 = "## Round 2"
 
 
 def grid() -> list[str]:
@@ -95,6 +125,21 @@ def grid() -> list[str]:
     out += [f"fesl-c(base={b!r}, lr={DEFAULT_LR[b]}, ridge=1.0)" for b in LRS]
     out += [f"{b}({PLAIN_LR[b]}={lr})" for b in ("ftrl", "adagrad", "nag") for lr in LRS[b]]
     return out
+
+
+def grid2() -> list[str]:
+    """Round 2's candidates, in the order of the module docstring (the index breaks ties).
+
+    >>> g = grid2()
+    >>> len(g), g[0], g[17]
+    (18, "fesl-c(base='adagrad', lr=0.03, fit_intercept=True)", "fesl-s(base='nag', lr=1, fit_intercept=True)")
+    """
+    return [
+        f"{m}(base={b!r}, lr={lr}, fit_intercept=True)"
+        for m in ("fesl-c", "fesl-s")
+        for b in LRS2
+        for lr in LRS2[b]
+    ]
 
 
 def on_board(spec: str) -> str | None:
@@ -146,10 +191,11 @@ def winner(ranked: list[dict[str, Any]]) -> dict[str, Any]:
     return next(r for r in ranked if r["eligible"])
 
 
-def run(datasets: list[str], orders: int) -> tuple[dict[str, Any], list[str]]:
-    """Accuracies of every candidate (and the reference) on every data set and order."""
-    candidates = grid()
-    specs = list(dict.fromkeys([REFERENCE, *candidates]))
+def run(
+    datasets: list[str], orders: int, candidates: list[str], also: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Accuracies of every candidate (the reference and ``also`` too) on every data set and order."""
+    specs = list(dict.fromkeys([REFERENCE, *also, *candidates]))
     acc: dict[str, dict[str, list[float]]] = {}
     info: dict[str, Any] = {}
     for d in datasets:
@@ -166,7 +212,14 @@ def run(datasets: list[str], orders: int) -> tuple[dict[str, Any], list[str]]:
             "seconds": round(time.time() - t0, 1),
         }
         print(f"{d}: {len(specs)} settings x {orders} orders in {info[d]['seconds']} s", flush=True)
-    return {"acc": acc, "info": info}, candidates
+    return {"acc": acc, "info": info}
+
+
+def _round2_tail(md: Path) -> str:
+    """The round-2 section of an existing report (empty if none), kept when round 1 is rewritten."""
+    text = md.read_text() if md.exists() else ""
+    at = text.find("\n" + ROUND2)
+    return text[at:] if at >= 0 else ""
 
 
 def write(out: Path, data: dict[str, Any], ranked: list[dict[str, Any]], argv: str) -> None:
@@ -203,6 +256,20 @@ def write(out: Path, data: dict[str, Any], ranked: list[dict[str, Any]], argv: s
         "| rank | index | candidate | " + " | ".join(datasets) + " | mean gain |",
         "| --- | --- | --- | " + " | ".join("---" for _ in datasets) + " | --- |",
     ]
+    lines += _gain_rows(ranked, datasets, win)
+    md, js = out.with_suffix(".md"), out.with_suffix(".json")
+    tail = _round2_tail(md)
+    old = json.loads(js.read_text()) if js.exists() else {}
+    md.write_text("\n".join(lines) + "\n" + tail)
+    kept = {"round2": old["round2"]} if "round2" in old else {}
+    js.write_text(
+        json.dumps({**data, "ranked": ranked, "winner": win["spec"], **kept}, indent=1, default=str)
+    )
+
+
+def _gain_rows(ranked: list[dict[str, Any]], datasets: list[str], win: Any) -> list[str]:
+    """The ranked table's rows: rank, index, candidate (marked), gain per data set, mean gain."""
+    lines = []
     for rank, r in enumerate(ranked, 1):
         cells = " | ".join(f"{r['gain'][d]:+.4f}" for d in datasets)
         mark = " **(winner)**" if r is win else ""
@@ -211,10 +278,74 @@ def write(out: Path, data: dict[str, Any], ranked: list[dict[str, Any]], argv: s
         lines.append(
             f"| {rank} | {r['index']} | `{r['spec']}`{mark} | {cells} | {r['mean_gain']:+.4f} |"
         )
-    (out.with_suffix(".md")).write_text("\n".join(lines) + "\n")
-    out.with_suffix(".json").write_text(
-        json.dumps({**data, "ranked": ranked, "winner": win["spec"]}, indent=1, default=str)
+    return lines
+
+
+def write2(
+    out: Path, data: dict[str, Any], ranked: list[dict[str, Any]], r1: dict[str, Any], argv: str
+) -> bool:
+    """Round 2's section at the end of the report (replacing an earlier one); True if it adds."""
+    datasets = list(data["acc"])
+    win = winner(ranked)
+    adds = round(win["mean_gain"], 12) > round(r1["mean_gain"], 12)
+    verdict = (
+        f"It beats round 1's winner `{ROUND1_WINNER}` ({r1['mean_gain']:+.4f} in the same run) "
+        "on the rule, so it joins `VARIANTS` in `benchmarks/leaderboard.py`."
+        if adds
+        else f"It does not beat round 1's winner `{ROUND1_WINNER}` ({r1['mean_gain']:+.4f} in the "
+        "same run) on the rule, so nothing is added to the board."
     )
+    lines = [
+        "",
+        ROUND2,
+        "",
+        f"Written by `python benchmarks/investigations/board_selection.py{argv}` on "
+        f"{data['when']}. FESL-c and FESL-s with `fit_intercept=True` (a bias for each of FESL's "
+        "two models, not the paper's) over AdaGrad, FTRL and NAG; grid and rule: the ROUND 2 "
+        "part of the script's docstring, fixed and committed before the run. Same data sets, "
+        "streams and reference as round 1.",
+        "",
+        f"**Round-2 winner: `{win['spec']}`** (grid index {win['index']}), mean gain "
+        f"{win['mean_gain']:+.4f} over evofeat's `{REFERENCE}`. {verdict}",
+        "",
+        "| data set | majority | `" + REFERENCE + "` accuracy | round-2 winner's accuracy | "
+        f"`{ROUND1_WINNER}` accuracy |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for d in datasets:
+        ref = np.mean(data["acc"][d][REFERENCE])
+        lines.append(
+            f"| {d} | {data['info'][d]['majority']:.3f} | {ref:.4f} | {win['acc'][d]:.4f} | "
+            f"{r1['acc'][d]:.4f} |"
+        )
+    lines += [
+        "",
+        "Every round-2 candidate, best first (gain over the reference per data set, and the "
+        f"mean), then `{ROUND1_WINNER}` for comparison:",
+        "",
+        "| rank | index | candidate | " + " | ".join(datasets) + " | mean gain |",
+        "| --- | --- | --- | " + " | ".join("---" for _ in datasets) + " | --- |",
+        *_gain_rows(ranked, datasets, win),
+        "| - | - | `"
+        + ROUND1_WINNER
+        + "` (round 1's winner, not a candidate) | "
+        + " | ".join(f"{r1['gain'][d]:+.4f}" for d in datasets)
+        + f" | {r1['mean_gain']:+.4f} |",
+    ]
+    md, js = out.with_suffix(".md"), out.with_suffix(".json")
+    text = md.read_text() if md.exists() else ""
+    at = text.find("\n" + ROUND2)
+    md.write_text((text[:at] if at >= 0 else text).rstrip("\n") + "\n" + "\n".join(lines) + "\n")
+    old = json.loads(js.read_text()) if js.exists() else {}
+    old["round2"] = {
+        **data,
+        "ranked": ranked,
+        "winner": win["spec"],
+        "round1_winner": r1,
+        "adds_to_board": adds,
+    }
+    js.write_text(json.dumps(old, indent=1, default=str))
+    return adds
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -222,9 +353,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--datasets", default=",".join(DATASETS), help="comma-separated")
     ap.add_argument("--orders", type=int, default=10, help="row orders per data set (default 10)")
     ap.add_argument("--out", type=Path, default=OUT, help="report path without suffix")
+    ap.add_argument("--round", type=int, choices=(1, 2), default=1, help="1 (default) or 2")
     args = ap.parse_args(argv)
     given = " ".join(sys.argv[1:] if argv is None else argv)
-    data, candidates = run([d.strip() for d in args.datasets.split(",")], args.orders)
+    datasets = [d.strip() for d in args.datasets.split(",")]
+    candidates = grid() if args.round == 1 else grid2()
+    also = () if args.round == 1 else (ROUND1_WINNER,)
+    data = run(datasets, args.orders, candidates, also)
     data.update(
         orders=args.orders,
         when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -233,8 +368,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ranked = select(data["acc"], candidates, {c: on_board(c) for c in candidates})
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    write(args.out, data, ranked, f" {given}" if given else "")
     win = winner(ranked)
+    if args.round == 1:
+        write(args.out, data, ranked, f" {given}" if given else "")
+    else:
+        r1 = select(data["acc"], [ROUND1_WINNER], {ROUND1_WINNER: None})[0]
+        adds = write2(args.out, data, ranked, r1, f" {given}")
+        print(f"round 1's winner {ROUND1_WINNER}: mean gain {r1['mean_gain']:+.4f}; adds: {adds}")
     print(f"winner: {win['spec']} (mean gain {win['mean_gain']:+.4f})")
     print(f"wrote {args.out.with_suffix('.md')}, {args.out.with_suffix('.json')}")
     return 0
