@@ -277,3 +277,48 @@ def test_fesl_adaptive_base_dict_array_reference_agree(
         ogd = prequential(FESL(**{**params, "base": "ogd"}), stream, keep_predictions=True)
         assert ogd.scores is not None and res.scores is not None
         assert not np.array_equal(ogd.scores, res.scores)
+
+
+def test_ftrl_learn_reads_predicts_weights_only_on_its_row() -> None:
+    """FTRL's learn reuses the weights predict computed for the same row (bit for bit), and computes
+    them on any other row: a different row at the same address, a second learn, a shorter row."""
+    from evofeat._core.loop import predict_rows
+    from evofeat.linear._adaptive import learn_row
+
+    X, y = _data("binary")
+    model = FTRL(l1=0.1, fit_intercept=False)
+    prequential(model, full(X, y))
+    trained = model._state
+
+    def fresh() -> Any:  # the trained state, never predicted with (nothing marked)
+        return type(trained)(**{k: np.copy(v) for k, v in trained._asdict().items()})
+
+    def state(core: Any) -> list[np.ndarray]:
+        return [np.asarray(core.z).copy(), np.asarray(core.n).copy()]
+
+    def predict(core: Any, cols: np.ndarray, val: np.ndarray) -> None:
+        indptr = np.array([0, cols.size], dtype=np.int64)
+        predict_rows(core, indptr, cols, val, np.zeros(1), np.zeros(1))
+
+    a = np.array([0, 2, 5], dtype=np.int64)
+    b = np.array([0, 3, 5], dtype=np.int64)
+    val = np.array([0.5, -1.0, 2.0])
+    z, n = np.asarray(trained.z), np.asarray(trained.n)
+    assert ftrl_weights_reference(z[a], n[a], 0.1, 1.0, 0.1, 1.0).all()  # weights that matter
+    cases = {  # what runs on the marked core; the fresh core runs its learns only
+        "its own row": ([a], [a]),
+        "another row at the same address": ([a], [b]),
+        "a second learn": ([a], [a, a]),
+        "a shorter row": ([a], [a[:2]]),
+    }
+    for case, (predicted, learned) in cases.items():
+        marked, ref = fresh(), fresh()
+        cols = predicted[0].copy()
+        predict(marked, cols, val)
+        for row in learned:
+            cols[: row.size] = row  # the same buffer, rewritten as a caller reusing it would
+            learn_row(marked, cols[: row.size], val[: row.size], -1.0, 0.3)
+            learn_row(ref, row.copy(), val[: row.size], -1.0, 0.3)
+        for got, want in zip(state(marked), state(ref), strict=True):
+            np.testing.assert_array_equal(got, want, err_msg=case)
+        assert not np.array_equal(state(ref)[0], z), case

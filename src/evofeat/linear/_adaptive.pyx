@@ -8,32 +8,42 @@ an absent feature keeps its state and an unseen one starts at zero.
 from libc.math cimport fabs, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, realloc
+from libc.string cimport memcpy
 
 from evofeat._core.core cimport Core
 from evofeat._core.adaptive cimport (
     adagrad_step, ftrl_step, ftrl_weight, invariant_shrink, nag_ratio, nag_rescaled,
 )
-from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
-from evofeat._core.safe cimport MAX, safe_dot, safe_dotn, saturate
+from evofeat._core.losses cimport c_loss_step, label_of
+from evofeat._core.safe cimport safe_dot, safe_dotn, saturate
 
 
 cdef class RowScratch(Core):
-    """A :class:`Core` with a scratch buffer for the row's weights as the learner uses them (not state)."""
+    """A :class:`Core` with scratch buffers for the row's weights as the learner uses them and
+    their columns (not state)."""
 
     cdef double* wbuf
+    cdef int64_t* wcols
     cdef Py_ssize_t wcap
 
     def __dealloc__(self):
         free(self.wbuf)
+        free(self.wcols)
 
     cdef double* scratch(self, Py_ssize_t m) noexcept:
-        """Room for ``m`` weights (NULL if it cannot grow)."""
+        """Room for ``m`` weights in ``wbuf`` and ``m`` columns in ``wcols`` (NULL if they cannot
+        grow)."""
         cdef double* grown
+        cdef int64_t* cols
         if m > self.wcap:
             grown = <double*> realloc(self.wbuf, m * sizeof(double))
             if grown == NULL:
                 return NULL
             self.wbuf = grown
+            cols = <int64_t*> realloc(self.wcols, m * sizeof(int64_t))
+            if cols == NULL:
+                return NULL
+            self.wcols = cols
             self.wcap = m
         return self.wbuf
 
@@ -52,6 +62,13 @@ cdef class FTRLCore(RowScratch):
     cdef public int loss_kind
     cdef public int fit_intercept
     cdef public double intercept_z, intercept_n, intercept_lr
+    # scratch (not state): predict leaves the row's weights in wbuf and its columns in wcols (wlen
+    # of them; 0: none). learn consumes the mark and reads a column's weight from wbuf when the
+    # column is the one predict computed it for (the loop always predicts a row right before
+    # learning it; nothing between them changes z or n: visible() does not touch them, the columns
+    # are increasing so a step never changes a weight still to be read); on any other row, and with
+    # no mark (a fresh or loaded core, a predict that could not grow the buffers), it computes it
+    cdef Py_ssize_t wlen
 
     _fields = (
         "z", "n", "alpha", "beta", "l1", "l2", "loss_kind",
@@ -64,7 +81,9 @@ cdef class FTRLCore(RowScratch):
                            0.0)
 
     cdef double* weights(self, const int64_t* idx, Py_ssize_t m) noexcept:
-        """The row's weights from ``z`` and ``n`` into the scratch buffer (NULL if it cannot grow)."""
+        """The row's weights from ``z`` and ``n`` into the scratch buffer, marked with the row's
+        columns for :meth:`learn` (NULL, and no mark, if the buffers cannot grow)."""
+        self.wlen = 0
         cdef double* wb = self.scratch(m)
         if wb == NULL:
             return NULL
@@ -73,6 +92,8 @@ cdef class FTRLCore(RowScratch):
         cdef const double* nn = &self.n[0]
         for k in range(m):
             wb[k] = ftrl_weight(z[idx[k]], nn[idx[k]], self.alpha, self.beta, self.l1, self.l2)
+        memcpy(self.wcols, idx, m * sizeof(int64_t))
+        self.wlen = m
         return wb
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t m,
@@ -90,18 +111,24 @@ cdef class FTRLCore(RowScratch):
 
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t m,
                       double y, double score) noexcept:
-        cdef double slope = c_loss_slope(self.loss_kind, score, y)
-        cdef double loss = c_loss_value(self.loss_kind, score, y)
-        if not fabs(slope) <= MAX:  # the square loss of a saturated score: no step
+        cdef bint marked = self.wlen == m  # predict's weights if they are this row's (see below)
+        self.wlen = 0
+        cdef double loss, slope
+        if not c_loss_step(self.loss_kind, score, y, &loss, &slope):
             return loss
         cdef Py_ssize_t k
         cdef int64_t i
         cdef double w
         cdef double* z = &self.z[0]
         cdef double* nn = &self.n[0]
+        cdef const double* wb = self.wbuf
+        cdef const int64_t* wc = self.wcols
         for k in range(m):
             i = idx[k]
-            w = ftrl_weight(z[i], nn[i], self.alpha, self.beta, self.l1, self.l2)
+            if marked and wc[k] == i:
+                w = wb[k]
+            else:
+                w = ftrl_weight(z[i], nn[i], self.alpha, self.beta, self.l1, self.l2)
             ftrl_step(&z[i], &nn[i], w, saturate(slope * val[k]), self.alpha)
         if self.fit_intercept:  # the gradient on the constant input 1 is the slope
             ftrl_step(&self.intercept_z, &self.intercept_n, self.bias(), saturate(slope),
@@ -137,9 +164,8 @@ cdef class AdaGradCore(Core):
 
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t m,
                       double y, double score) noexcept:
-        cdef double slope = c_loss_slope(self.loss_kind, score, y)
-        cdef double loss = c_loss_value(self.loss_kind, score, y)
-        if not fabs(slope) <= MAX:  # the square loss of a saturated score: no step
+        cdef double loss, slope
+        if not c_loss_step(self.loss_kind, score, y, &loss, &slope):
             return loss
         cdef Py_ssize_t k
         cdef int64_t i
@@ -199,9 +225,8 @@ cdef class NAGCore(RowScratch):
 
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t m,
                       double y, double score) noexcept:
-        cdef double slope = c_loss_slope(self.loss_kind, score, y)
-        cdef double loss = c_loss_value(self.loss_kind, score, y)
-        if not fabs(slope) <= MAX:  # the square loss of a saturated score: no step
+        cdef double loss, slope
+        if not c_loss_step(self.loss_kind, score, y, &loss, &slope):
             return loss
         cdef Py_ssize_t k
         cdef int64_t i
@@ -249,3 +274,14 @@ cdef class NAGCore(RowScratch):
                 w[idx[k]] = saturate(w[idx[k]] - shrink * d[k])
         self.intercept = saturate(self.intercept - shrink * db)
         return loss
+
+
+def learn_row(Core core, const int64_t[::1] idx, const double[::1] val, double y, double score):
+    """``core.learn`` on one row (internal columns ``idx``, increasing; values ``val``) with no
+    ``predict`` right before it, which the loop and the dict path never do: for tests. Returns
+    the loss."""
+    if idx.shape[0] != val.shape[0]:
+        raise ValueError(f"idx and val differ in length: {idx.shape[0]} and {val.shape[0]}")
+    if idx.shape[0] == 0:
+        return core.learn(NULL, NULL, 0, y, score)
+    return core.learn(&idx[0], &val[0], idx.shape[0], y, score)
