@@ -253,10 +253,8 @@ def write(out: Path, data: dict[str, Any], ranked: list[dict[str, Any]], argv: s
         "",
         "Every candidate, best first: accuracy minus the reference's per data set, and the mean.",
         "",
-        "| rank | index | candidate | " + " | ".join(datasets) + " | mean gain |",
-        "| --- | --- | --- | " + " | ".join("---" for _ in datasets) + " | --- |",
+        *_gain_rows(ranked, datasets, win),
     ]
-    lines += _gain_rows(ranked, datasets, win)
     md, js = out.with_suffix(".md"), out.with_suffix(".json")
     tail = _round2_tail(md)
     old = json.loads(js.read_text()) if js.exists() else {}
@@ -268,8 +266,11 @@ def write(out: Path, data: dict[str, Any], ranked: list[dict[str, Any]], argv: s
 
 
 def _gain_rows(ranked: list[dict[str, Any]], datasets: list[str], win: Any) -> list[str]:
-    """The ranked table's rows: rank, index, candidate (marked), gain per data set, mean gain."""
-    lines = []
+    """The ranked table: rank, index, candidate (marked), gain per data set, mean gain."""
+    lines = [
+        "| rank | index | candidate | " + " | ".join(datasets) + " | mean gain |",
+        "| --- | --- | --- | " + " | ".join("---" for _ in datasets) + " | --- |",
+    ]
     for rank, r in enumerate(ranked, 1):
         cells = " | ".join(f"{r['gain'][d]:+.4f}" for d in datasets)
         mark = " **(winner)**" if r is win else ""
@@ -323,8 +324,6 @@ def write2(
         "Every round-2 candidate, best first (gain over the reference per data set, and the "
         f"mean), then `{ROUND1_WINNER}` for comparison:",
         "",
-        "| rank | index | candidate | " + " | ".join(datasets) + " | mean gain |",
-        "| --- | --- | --- | " + " | ".join("---" for _ in datasets) + " | --- |",
         *_gain_rows(ranked, datasets, win),
         "| - | - | `"
         + ROUND1_WINNER
