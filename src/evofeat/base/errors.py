@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["InputError"]
+from typing import Any
+
+__all__ = ["InputError", "check_bool"]
 
 
 class InputError(ValueError):
@@ -27,3 +29,15 @@ class InputError(ValueError):
         self.expected = expected
         self.received = received
         self.fix = fix
+
+
+def check_bool(value: Any, name: str, expected: str, fix: str) -> None:
+    """Raise :class:`InputError` unless ``value`` (the parameter ``name``) is a bool.
+
+    >>> check_bool(1, "invariant", "True or False", "pass invariant=False")
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: invariant must be a bool: expected True or False, received 1; fix: pass invariant=False
+    """
+    if not isinstance(value, bool):
+        raise InputError(f"{name} must be a bool", expected=expected, received=repr(value), fix=fix)

@@ -16,6 +16,7 @@ import math
 from typing import Any, cast
 
 from evofeat.base import InputError
+from evofeat.base.errors import check_bool
 
 __all__ = ["InterceptMixin", "check_intercept"]
 
@@ -37,13 +38,12 @@ def check_intercept(learner: Any, lr_name: str | None) -> None:
     ...
     evofeat.base.errors.InputError: intercept_lr must be positive or None: expected a finite number > 0, or None (the learner's lr), received 0.0; fix: pass intercept_lr=None
     """
-    if not isinstance(learner.fit_intercept, bool):
-        raise InputError(
-            "fit_intercept must be a bool",
-            expected="True or False",
-            received=repr(learner.fit_intercept),
-            fix="pass fit_intercept=True to learn a bias, False for none",
-        )
+    check_bool(
+        learner.fit_intercept,
+        "fit_intercept",
+        "True or False",
+        "pass fit_intercept=True to learn a bias, False for none",
+    )
     if lr_name is None:
         return
     rate = learner.intercept_lr

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from evofeat.base import InputError, OnlineLearner
+from evofeat.base import OnlineLearner
+from evofeat.base.errors import check_bool
 from evofeat.ensemble.ogd import LOSSES, LossTask, check_common, loss_reference
 from evofeat.linear._adaptive import NAGCore
 from evofeat.linear._intercept import InterceptMixin, check_intercept
@@ -147,13 +148,12 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     def _check_params(self) -> None:
         check_common(self)
         check_intercept(self, "lr")
-        if not isinstance(self.invariant, bool):
-            raise InputError(
-                "invariant must be a bool",
-                expected="True (importance-invariant steps, as VW) or False (the paper's step)",
-                received=repr(self.invariant),
-                fix="pass invariant=False",
-            )
+        check_bool(
+            self.invariant,
+            "invariant",
+            "True (importance-invariant steps, as VW) or False (the paper's step)",
+            "pass invariant=False",
+        )
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         rate = self._intercept_rate(self.lr) if self.fit_intercept else None
