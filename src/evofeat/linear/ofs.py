@@ -59,6 +59,8 @@ class OFS(_Step):
         The features with a non-zero weight (at most B), by decreasing ``|w|``.
     budget_limit_ : int
         The current B.
+    intercept_ : float
+        The bias (0.0 without ``fit_intercept``).
 
     Examples
     --------
