@@ -174,3 +174,21 @@ def test_huge_and_tiny_rows_keep_the_bias_finite(name: str) -> None:
         res = prequential(model, haphazard(X * scale, y, p=0.6, seed=2), keep_predictions=True)
         assert res.scores is not None and not np.isnan(res.scores).any()
         assert math.isfinite(model.intercept_)
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [("pe-trun", {}), ("rand", {}), ("rand", {"draw": "per-mistake"}), ("stsd-i-per", {})],
+)
+def test_mistake_driven_bias_sums_the_labels_of_the_mistakes(
+    name: str, params: dict[str, Any]
+) -> None:
+    """PE_trun, RAND (both draws) and STSD-I-per step the bias by ``y`` on each mistake (``y f <= 0``)."""
+    stream = _stream(name, n=500)
+    model = make(name, fit_intercept=True, **params)
+    res = prequential(model, stream, keep_predictions=True)
+    assert res.scores is not None
+    y = stream.y.astype(float)
+    mistakes = y * res.scores <= 0
+    assert 0 < mistakes.sum() < len(y)
+    assert model.intercept_ == float(np.sum(y[mistakes]))
