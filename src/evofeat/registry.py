@@ -52,7 +52,7 @@ ONLINE: dict[str, str] = {
     "stsd-multiclass": "evofeat.linear.stsd_multiclass",
     "pa-multiclass": "evofeat.linear.stsd_multiclass",
     "stsd-regressor": "evofeat.linear.stsd_regression",
-    "pa-regressor": "evofeat.linear.stsd_regression",
+    "pa-regressor": "evofeat.linear.pa_regression",
 }
 #: one-pass incremental/decremental estimators (the incdec scenario).
 ONEPASS: dict[str, str] = {
