@@ -137,19 +137,25 @@ def test_noncanonical_csr_learns_what_its_canonical_form_learns(
         if got is None or want is None:
             return
         _same_model(got, want)
-        # the array path in a Stream, and the dict path (every column a key, as learn_many reads)
+        # the array path in a Stream
         stream = Stream.full(X, y, [f"f{j}" for j in range(X.shape[1])], task=got.task)
         prequential(arr := _learner(name), stream, continues=True)
         _same_model(arr, want)
-        one = _learner(name)
-        dense = _summed(X).toarray()
-        for row, label in zip(dense.tolist(), y.tolist(), strict=True):
-            one.learn_one({f"f{j}": v for j, v in enumerate(row)}, label)
-        assert one.feature_index_.names == want.feature_index_.names
-        assert one._effective_weights().tobytes() == want._effective_weights().tobytes()
-        # predicting reads the same canonical rows
         assert got.predict_many(X).tolist() == want.predict_many(_summed(X)).tolist()
-        assert got.predict_many(X).tolist() == [one.predict_one(x) for x in _dicts(dense)]
+        # the dict path: every column a key (as learn_many reads a sparse row), bit for bit what
+        # the dense array of the same rows learns and predicts
+        dense = _summed(X).toarray()
+        one = _learner(name)
+        for x, label in zip(_dicts(dense), y.tolist(), strict=True):
+            one.learn_one(x, label)
+        _same_model(one, _learner(name).learn_many(dense, y))
+        assert one.predict_many(dense).tolist() == [one.predict_one(x) for x in _dicts(dense)]
+        if np.all((dense == 0) | ((np.abs(dense) > 1e-150) & (np.abs(dense) < 1e150))):
+            # a sparse row gives the learner its stored entries only, a dense row its zeros too;
+            # the same unless the overflow-safe dot product (_core/safe.pxd) rescales by the
+            # weights of zero entries, which changes its rounding at extreme magnitudes
+            assert one._effective_weights().tobytes() == want._effective_weights().tobytes()
+            assert got.predict_many(X).tolist() == [one.predict_one(x) for x in _dicts(dense)]
 
 
 def _dicts(dense: np.ndarray) -> list[dict[str, float]]:
@@ -167,17 +173,27 @@ def _duplicated(n: int, d: int, per_row: int, seed: int) -> tuple[sp.csr_matrix,
     return X, np.where(rng.random(n) < 0.5, -1, 1)
 
 
+def _isolated(body: str) -> str:
+    """Run ``body`` (with this module's helpers) in a fresh interpreter; its stdout. A native crash
+    there (exit 134, 139) fails the calling test instead of ending the test run."""
+    here = str(__import__("pathlib").Path(__file__).parent)
+    script = f"import sys\nsys.path.insert(0, {here!r})\n" + textwrap.dedent(body)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
+    return done.stdout
+
+
 @pytest.mark.parametrize(
     ("name", "shape"),
     [("ofs", (500, 20, 30, 1)), ("ofs", (100, 3, 10, 2)), ("ofs-p", (300, 10, 25, 3))],
 )
 def test_duplicate_entries_no_longer_corrupt_the_heap(name: str, shape: tuple[int, ...]) -> None:
     """These matrices aborted the process in OFS's and OFS_P's top-B heap ("free(): invalid next
-    size", exit 134): run in a subprocess, so that a crash fails this test only."""
-    script = textwrap.dedent(
+    size", exit 134)."""
+    out = _isolated(
         f"""
-        import sys
-        sys.path.insert(0, {str(__import__("pathlib").Path(__file__).parent)!r})
         from test_noncanonical_input import _duplicated, _learner, _same_model, _summed
         X, y = _duplicated(*{shape!r})
         got = _learner({name!r}).learn_many(X, y)
@@ -185,11 +201,46 @@ def test_duplicate_entries_no_longer_corrupt_the_heap(name: str, shape: tuple[in
         print("learned the summed model")
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    assert "learned the summed model" in out
+
+
+def test_the_compiled_loop_refuses_rows_that_bypassed_the_gate() -> None:
+    """Arrays changed in place after the gate checked them, or chunks built by hand: the loop
+    raises ValueError at the first bad row instead of reading past a learner's arrays."""
+    out = _isolated(
+        """
+        import numpy as np, scipy.sparse as sp
+        from evofeat._core import loop
+        from evofeat.evaluate import prequential
+        from evofeat.streams import Stream
+        from test_noncanonical_input import _duplicated, _learner
+
+        stream = Stream.full(*_duplicated(50, 6, 3, 0))
+        X = stream.X  # the stream's canonical copy, with int64 arrays the loop reads in place
+        X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+        prequential(_learner("ofs"), stream)
+        for bad in (6, 2**40, -1):  # out of range, then in range but stored twice
+            X.indices[4] = bad
+            try:
+                prequential(_learner("ofs"), stream)
+            except ValueError as err:
+                print("refused:", err)
+        X.indices[4] = X.indices[5]
+        try:
+            prequential(_learner("ofs"), stream)
+        except ValueError as err:
+            print("refused:", err)
+        model = _learner("ofs").learn_many(sp.csr_matrix(np.eye(3)), [1, -1, 1])
+        i64 = lambda *v: np.array(v, dtype=np.int64)
+        for indptr, indices in ((i64(0, 2), i64(1, 1)), (i64(0, 1), i64(10**6)), (i64(0, 5), i64(0))):
+            try:
+                loop.predict_rows(model._state, indptr, indices, np.ones(indices.size),
+                                  np.zeros(1), np.zeros(1), model._capacity)
+            except ValueError as err:
+                print("refused:", err)
+        """
     )
-    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
-    assert "learned the summed model" in done.stdout
+    assert out.count("refused:") == 7, out
 
 
 @pytest.mark.parametrize("name", ["pa", "stsd-i", "ftrl"])

@@ -626,6 +626,7 @@ class OnlineLearner:
                 csr.data.astype(np.float64),
                 score[start:stop],
                 label[start:stop],
+                self._capacity,
             )
         return score, label
 
