@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
 from evofeat.linear._adagrad_step import STEPS, adagrad_delta
 from evofeat.linear._ofs import OFSCore, PETrunCore, RANDCore
 from evofeat.linear._splitmix import draw_uniform
@@ -35,6 +36,27 @@ class _Budgeted(OnlineLearner):
 
     _core: ClassVar[type[OFSCore]] = OFSCore
     _algorithm: ClassVar[str] = "ofs"
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set, the heap of the
+    #: B largest weights within the budget (the learners that truncate add that it holds every
+    #: non-zero weight) and the columns.
+    _state_spec = StateSpec(
+        fixed=(
+            "lr",
+            "l2",
+            "radius",
+            "budget",
+            "budget_count",
+            "zero_is_mistake",
+            "adagrad",
+            "eps",
+            "rank_power",
+        ),
+        indices=("heap", "pos", "cand"),
+        counts=("hsize", "dim", "B"),
+        heaps=(("heap", "pos", "hsize"),),
+        at_most=(("hsize", "B"),),
+        nonnegative=("scale", "sq_norm", "G", "rank"),
+    )
     per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos", "dw", "cand", "G", "rank")
     budget: float
     budget_count: int | None
@@ -141,6 +163,10 @@ class _Budgeted(OnlineLearner):
 
 
 class _Step(_Budgeted):
+    #: What a model file must satisfy (evofeat.io): _Budgeted's, and the heap holds every non-zero
+    #: weight (at most B of them).
+    _state_spec = _Budgeted._state_spec.extend(support=(("v", "heap", "hsize"),))
+
     lr: float
     l2: float
     radius: float | None
@@ -362,6 +388,9 @@ class PETrun(_Budgeted):
 
     _core = PETrunCore
     _algorithm = "pe-trun"
+    #: What a model file must satisfy (evofeat.io): _Budgeted's, and the heap holds every non-zero
+    #: weight (at most B of them).
+    _state_spec = _Budgeted._state_spec.extend(support=(("v", "heap", "hsize"),))
 
     def __init__(
         self, budget: float = 0.1, budget_count: int | None = None, zero_score: str = "mistake"
@@ -414,6 +443,14 @@ class RAND(_Budgeted):
     _core = RANDCore
     _algorithm = "rand"
     per_feature = (*_Budgeted.per_feature, "flag", "vis", "sel", "shown")
+    #: What a model file must satisfy (evofeat.io): _Budgeted's, and the random set's columns.
+    _state_spec = _Budgeted._state_spec.extend(
+        fixed=("seed", "redraw"),
+        indices=("vis", "sel", "shown"),
+        counts=("n_selected", "n_shown"),
+        at_most=(("n_selected", "B"),),
+        nonnegative=("n_draws",),
+    )
 
     def __init__(
         self,
