@@ -246,14 +246,17 @@ def check_directory(path: Path, zf: zipfile.ZipFile, file_size: int) -> dict[str
 
 
 # ---------------------------------------------------------------------------- members
-def _read_exactly(fp: Any, nbytes: int) -> bytearray:
-    """``nbytes`` from ``fp``, in chunks: memory grows only with the bytes that really arrive."""
-    buf = bytearray()
-    while len(buf) < nbytes:
-        chunk = fp.read(min(_CHUNK, nbytes - len(buf)))
-        if not chunk:
-            raise EOFError(f"the member is cut short ({len(buf)} of {nbytes} bytes)")
-        buf += chunk
+def _read_exactly(fp: Any, nbytes: int) -> np.ndarray:
+    """``nbytes`` from ``fp`` into one buffer, in chunks (no second copy; a buffer's pages are
+    touched only as bytes really arrive). ``nbytes`` was bounded by the caps before."""
+    buf = np.empty(nbytes, dtype=np.uint8)
+    view = buf.data  # a memoryview of the buffer
+    done = 0
+    while done < nbytes:
+        got = fp.readinto(view[done : min(done + _CHUNK, nbytes)])
+        if not got:
+            raise EOFError(f"the member is cut short ({done} of {nbytes} bytes)")
+        done += got
     return buf
 
 
@@ -304,7 +307,7 @@ def read_member(
         raise
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as err:
         raise corrupt(path, err) from None
-    return np.frombuffer(buf, dtype=dtype).reshape(got_shape)
+    return buf.view(dtype).reshape(got_shape)
 
 
 def json_depth(text: bytes) -> int:
