@@ -200,4 +200,6 @@ def class_scores(
     k = model.n_classes  # type: ignore[attr-defined]
     W = np.array([coef.get(name, [0.0] * k) for name in names], dtype=np.float64)
     W = W.reshape(len(names), -1)[:, :n_classes]
+    if sp.issparse(values):  # every stored value present (NaN is refused in sparse input)
+        return np.asarray(values @ W)
     return np.asarray(np.nan_to_num(values) @ W)
