@@ -110,10 +110,12 @@ def schema(
             f"fields {fields}",
             f"load it with the evofeat version that wrote it ({meta.get('evofeat_version', '?')})",
         )
+    declared = meta["arrays"] if isinstance(meta.get("arrays"), dict) else {}
     for name in fields:
         arr = np.asarray(getattr(template, name))
-        out[STATE + name] = (arr.dtype, tuple(arr.shape))
-    vis = meta["arrays"].get(VISIBLE) if isinstance(meta.get("arrays"), dict) else None
+        wide = _scalar_int(declared.get(STATE + name)) if arr.ndim == 0 else None
+        out[STATE + name] = (arr.dtype if wide is None else wide, arr.shape)
+    vis = declared.get(VISIBLE)
     if vis is not None:
         try:
             size = int(vis[1][0])
@@ -131,6 +133,17 @@ def schema(
     return learner, out
 
 
+def _scalar_int(spec: Any) -> np.dtype | None:
+    """The dtype a file declares for an integer scalar field, if it is int64 or uint64.
+
+    A compiled ``uint64_t`` field reads back as a Python int, which NumPy
+    stores as int64 below 2^63 and as uint64 above: either holds the value.
+    """
+    if isinstance(spec, list) and spec[1:] == [[]] and spec[0] in ("<i8", "<u8"):
+        return np.dtype(spec[0])
+    return None
+
+
 def restore(
     path: Path, learner: OnlineLearner, meta: Mapping[str, Any], arrays: dict[str, np.ndarray]
 ) -> None:
@@ -146,7 +159,16 @@ def restore(
             for name in template._fields
         }
         check_online(path, learner, fields, fresh, int(meta["capacity"]))
-        learner._state = type(template)(**fields)
+        try:
+            learner._state = type(template)(**fields)
+        except (OverflowError, TypeError, ValueError) as err:  # e.g. a uint64 in an int64 field
+            raise bad(
+                path,
+                f"the state does not fit {type(learner).__name__}'s fields",
+                "values within each field's type",
+                f"{type(err).__name__}: {str(err)[:200]}",
+                "the file was modified: save the learner again",
+            ) from None
     if VISIBLE in arrays:
         vis = arrays[VISIBLE]
         n = len(learner.feature_index_)
