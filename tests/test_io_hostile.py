@@ -70,6 +70,13 @@ def test_a_directory_is_refused(tmp_path: Path) -> None:
         io.load(tmp_path)
 
 
+def test_a_symlink_loop_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "a.npz").symlink_to(tmp_path / "b.npz")
+    (tmp_path / "b.npz").symlink_to(tmp_path / "a.npz")
+    with pytest.raises(InputError, match="cannot be opened.*symlink loop"):
+        io.load(tmp_path / "a.npz")
+
+
 def test_a_symlink_to_a_model_file_loads(tmp_path: Path) -> None:
     path = io.save(_trained(PA()), tmp_path / "m.npz")
     link = tmp_path / "link.npz"

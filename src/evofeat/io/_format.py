@@ -165,13 +165,26 @@ def _not_regular(path: Path, mode: int) -> InputError:
 def open_zip(path: Path) -> Iterator[tuple[zipfile.ZipFile, int]]:
     """The zip at ``path`` and the file's size; only a regular file is ever opened.
 
-    ``FileNotFoundError`` for a missing path (as ``open`` raises it).
+    ``FileNotFoundError`` for a missing path and ``PermissionError`` for an
+    unreadable one (as ``open`` raises them); any other failure to resolve or
+    open the path (a symlink loop...) is an :class:`InputError`.
     """
-    info = os.stat(path)  # follows symlinks: what the path resolves to
-    if not stat.S_ISREG(info.st_mode):
-        raise _not_regular(path, info.st_mode)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)  # non-blocking: a FIFO swapped in meanwhile cannot hang the open
+    try:
+        info = os.stat(path)  # follows symlinks: what the path resolves to
+        if not stat.S_ISREG(info.st_mode):
+            raise _not_regular(path, info.st_mode)
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(path, flags)  # non-blocking: a FIFO swapped in meanwhile cannot hang it
+    except (FileNotFoundError, PermissionError):
+        raise
+    except OSError as err:
+        raise bad(
+            path,
+            "the model file cannot be opened",
+            "a path that resolves to a regular file",
+            f"{type(err).__name__}: {err.strerror}",
+            "check the path (a symlink loop, a name too long?)",
+        ) from None
     try:
         info = os.fstat(fd)  # what was opened, whatever the path points at now
         if not stat.S_ISREG(info.st_mode):
