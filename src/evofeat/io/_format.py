@@ -29,8 +29,8 @@ from evofeat.base.errors import InputError
 
 #: Version of the file layout; files of another version are refused with a clear message.
 FORMAT_VERSION = 2
-#: Largest metadata member (bytes, uncompressed).
-MAX_META_BYTES = 1 << 26
+#: Largest metadata member (bytes, uncompressed; 256 MiB: millions of feature names).
+MAX_META_BYTES = 1 << 28
 #: Deepest nesting of lists and objects in the metadata (a saved model needs fewer than 10).
 MAX_DEPTH = 64
 #: Largest ratio of a member's size to its compressed size (deflate cannot exceed about 1032).
