@@ -52,7 +52,12 @@ class _OnePass(ClassifierMixin, BaseEstimator):
             "cstage_classes_": "array:biufU:1",
             "cstage_rows_": "int",
             "coef_cstage_": "array:f:2",
-        }
+        },
+        consistent=lambda m: (
+            ""
+            if m.coef_cstage_.shape[0] == m.n_survived_ <= m.n_features_in_
+            else f"W_s* of {m.coef_cstage_.shape[0]} rows for {m.n_survived_} survived features"
+        ),
     )
 
     n_survived: int | None
@@ -343,6 +348,14 @@ class OPID(_OnePass):
             "n_iter_": "int",
         },
         nonnegative=("weights_", "estage_l2_"),
+        consistent=lambda m: (
+            _OnePass._state_spec.consistent(m)  # type: ignore[misc]
+            or (
+                ""
+                if np.array_equal(m.coef_, m.estage_.fit.coef)
+                else "coef_ is not the E-stage solution it reports"
+            )
+        ),
     )
 
     def __init__(
