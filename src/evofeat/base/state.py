@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-__all__ = ["StateSpec"]
+__all__ = ["StateSpec", "spec_of"]
 
 
 @dataclass(frozen=True)
