@@ -301,3 +301,38 @@ def test_a_learner_object_is_kept_as_its_spec() -> None:
 def test_bad_parameters_say_what_to_do(params: dict, says: str) -> None:
     with pytest.raises(InputError, match=says):
         OnlineScaled(**params).learn_one({"a": 1.0}, 1)
+
+
+@pytest.mark.parametrize(
+    ("spec", "task"),
+    [("stsd-multiclass", "multiclass"), ("ftrl(loss='square')", "regression")],
+)
+def test_other_tasks_behind_the_scaler(spec: str, task: str, tmp_path) -> None:
+    X, _ = _stream(seed=11)
+    f = np.nan_to_num((X[:, 1] - 2.0) + (X[:, 3] - 3e3) / 1e3)
+    y = np.digitize(f, [-1.0, 1.0]) if task == "multiclass" else f
+    names = [f"f{j}" for j in range(X.shape[1])]
+    array = OnlineScaled(spec, method="quantile", window=25)
+    assert array.task == task
+    res = prequential(array, Stream.from_dense(X, y, names, task=task), keep_predictions=True)
+    if task == "multiclass":  # inferred from the stream, kept in the learner's spec
+        assert array.get_params()["learner"] == "stsd-multiclass(n_classes=3)"
+    model = OnlineScaled(array.get_params()["learner"], method="quantile", window=25)
+    preds = []
+    for x, label in zip(_dict_rows(X), y.tolist(), strict=True):
+        preds.append(model.predict_one(x))
+        model.learn_one(x, label)
+    assert res.labels is not None
+    assert np.array_equal(np.array(preds[1:], dtype=float), res.labels[1:])
+    again = io.load(io.save(array, tmp_path / "m.npz"))
+    x = _dict_rows(X)[-1]
+    assert again.predict_one(x) == array.predict_one(x) == model.predict_one(x)
+
+
+def test_scalers_nest_and_a_scaled_name_is_a_spec() -> None:
+    model = learner_from_spec("online-zscore+online-quantile+ftrl(alpha=0.2)")
+    assert isinstance(model, OnlineScaled)
+    assert model.get_params()["learner"] == "online-quantile+ftrl(alpha=0.2)"
+    X, y = _stream(seed=2)
+    res = prequential(model, Stream.from_dense(X, y, [f"f{j}" for j in range(X.shape[1])]))
+    assert 0.0 < res.accuracy <= 1.0 and model.statistics()["f0"]["count"] > 0

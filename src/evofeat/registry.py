@@ -90,7 +90,7 @@ class _ScaledFactory:
         from evofeat.preprocessing import OnlineScaled
 
         args = ", ".join(f"{k}={v!r}" for k, v in params.items())
-        return OnlineScaled(f"{self.name}({args})", method=SCALED[self.prefix])
+        return OnlineScaled(f"{self.name}({args})" if args else self.name, SCALED[self.prefix])
 
 
 _TABLES: dict[str, dict[str, str]] = {"online": ONLINE, "onepass": ONEPASS, "selector": SELECTORS}

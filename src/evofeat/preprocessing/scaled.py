@@ -74,9 +74,14 @@ def learner_spec(learner: OnlineLearner) -> str:
     >>> from evofeat.linear.pa import PA
     >>> learner_spec(PA(mode="pa-ii", C=0.5))
     'pa-ii(C=0.5)'
+    >>> learner_spec(OnlineScaled(PA(), method="quantile"))
+    'online-quantile+pa-i'
     """
-    from evofeat.registry import all_names, make, parameters
+    from evofeat.registry import SCALED, all_names, make, parameters
 
+    if isinstance(learner, OnlineScaled) and learner.window == 100:  # a name's default window
+        prefix = next(k for k, v in SCALED.items() if v == learner.method)
+        return f"{prefix}+{learner.get_params()['learner']}"
     mine = learner.get_params()
     for name in all_names("online"):
         made = make(name)
@@ -243,6 +248,18 @@ class OnlineScaled(OnlineLearner):
     def task(self) -> str:  # type: ignore[override]
         """The wrapped learner's task."""
         return self._inner().task
+
+    @property
+    def n_classes(self) -> int | None:
+        """The learner's number of classes (a multiclass learner's; 0 for the others)."""
+        return getattr(self._inner(), "n_classes", 0)  # type: ignore[no-any-return]
+
+    @n_classes.setter
+    def n_classes(self, value: int | None) -> None:
+        """Set the learner's ``n_classes`` (in its spec, so copies and model files keep it)."""
+        inner = self._inner().clone(n_classes=value)
+        self.learner = learner_spec(inner)
+        self.__dict__.pop("_inner_learner", None)
 
     @property
     def per_feature(self) -> tuple[str, ...]:  # type: ignore[override]
