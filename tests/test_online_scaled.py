@@ -13,14 +13,17 @@ import pickle
 
 import numpy as np
 import pytest
-from evofeat._core.core import Core
-from evofeat.linear._adaptive import learn_row
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from scipy import special, stats
 
 from evofeat import io
+from evofeat._core import core as corelib
 from evofeat._core import scaling as compiled
 from evofeat.base import InputError
 from evofeat.evaluate import prequential
+from evofeat.linear import _adaptive
 from evofeat.linear.ftrl import ftrl_reference
 from evofeat.preprocessing import METHODS as CORES
 from evofeat.preprocessing import OnlineScaled, learner_from_spec, learner_spec
@@ -93,7 +96,7 @@ def _core(method: str, d: int, window: int = 100):
             "recent": np.zeros((d, window)),
         }
     )
-    return compiled.scaled_core(CORES[method], Core(), **own)
+    return compiled.scaled_core(CORES[method], corelib.Core(), **own)
 
 
 def _scale_stream(core, X: np.ndarray) -> np.ndarray:
@@ -103,7 +106,7 @@ def _scale_stream(core, X: np.ndarray) -> np.ndarray:
         idx = np.flatnonzero(~np.isnan(X[t])).astype(np.int64)
         val = np.ascontiguousarray(X[t, idx])
         out[t, idx] = compiled.scale_row(core, idx, val)
-        learn_row(core, idx, val, 1.0, 0.0)
+        _adaptive.learn_row(core, idx, val, 1.0, 0.0)
     return out
 
 
@@ -115,6 +118,37 @@ def test_the_compiled_transform_is_the_numpy_reference(method: str) -> None:
     want = reference(X, method, window=40)
     assert np.array_equal(np.isnan(got), np.isnan(X)), "an absent value must stay absent"
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    X=hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=25),
+        elements=st.one_of(
+            st.just(np.nan),
+            st.just(0.0),
+            st.integers(-3, 3).map(float),  # ties
+            st.floats(-1e6, 1e6, allow_nan=False),
+        ),
+    ),
+    method=st.sampled_from(METHODS),
+    window=st.integers(1, 6),
+)
+def test_any_stream_is_scaled_as_the_reference(X: np.ndarray, method: str, window: int) -> None:
+    got = _scale_stream(_core(method, X.shape[1], window=window), X)
+    np.testing.assert_allclose(got, reference(X, method, window), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_extreme_values_keep_the_statistics_and_the_learner_finite(method: str) -> None:
+    values = [1e300, -1e308, 1.7e308, -1.7e308, 0.0, 5e-324, 1e-300, 3.0, 1e308] * 5
+    model = OnlineScaled("ftrl", method=method)
+    for t, v in enumerate(values):
+        model.learn_one({"a": v, "b": float(t)}, 1 if t % 2 else -1)
+    assert all(np.isfinite(v) for v in model.statistics()["a"].values())
+    assert all(np.isfinite(v) for v in model.coef_.values())
+    assert np.isfinite(model.decision_one({"a": -1.7e308, "b": 1e308}))
 
 
 def test_the_normal_quantile_is_scipys() -> None:
