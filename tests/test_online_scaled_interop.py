@@ -170,3 +170,16 @@ def test_learn_many_of_a_river_batch_is_learn_one_on_each_row() -> None:
     again = OnlineScaled("ftrl", method="quantile")
     prequential(again, stream)
     assert again.coef_ == one.coef_
+
+
+def test_the_scikit_learn_adapter_takes_a_scaled_name() -> None:
+    from evofeat.compat.sklearn import OnlineClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 5)) * np.array([1.0, 10.0, 100.0, 1e3, 1e-2])
+    y = (X[:, 0] + X[:, 3] / 1e3 > 0).astype(int)
+    clf = OnlineClassifier("online-zscore+ftrl").fit(X, y)
+    direct = OnlineScaled("ftrl").learn_many(X, np.where(y == 1, 1, -1))
+    assert isinstance(clf.learner_, OnlineScaled)
+    assert list(clf.learner_.coef_.values()) == list(direct.coef_.values())
+    assert clf.score(X, y) > OnlineClassifier("ftrl").fit(X, y).score(X, y)
