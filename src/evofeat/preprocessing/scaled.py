@@ -247,7 +247,8 @@ class OnlineScaled(OnlineLearner):
     @property
     def task(self) -> str:  # type: ignore[override]
         """The wrapped learner's task."""
-        return self._inner().task
+        inner = self.__dict__.get("_inner_learner")  # read on every row by the dict path
+        return (inner if inner is not None else self._inner()).task
 
     @property
     def n_classes(self) -> int | None:
