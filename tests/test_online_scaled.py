@@ -370,3 +370,12 @@ def test_scalers_nest_and_a_scaled_name_is_a_spec() -> None:
     X, y = _stream(seed=2)
     res = prequential(model, Stream.from_dense(X, y, [f"f{j}" for j in range(X.shape[1])]))
     assert 0.0 < res.accuracy <= 1.0 and model.statistics()["f0"]["count"] > 0
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("spec", ["ftrl", "pa-i", "stsd-i", "ofs"])
+def test_the_generic_suite_passes_behind_the_scaler(method: str, spec: str) -> None:
+    from evofeat.testing import check_learner
+
+    report = check_learner(OnlineScaled(spec, method=method, window=10))
+    assert not report.failed, str(report)
