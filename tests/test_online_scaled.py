@@ -24,7 +24,7 @@ from evofeat._core import scaling as compiled
 from evofeat.base import InputError
 from evofeat.evaluate import prequential
 from evofeat.linear import _adaptive
-from evofeat.linear.ftrl import ftrl_reference
+from evofeat.linear.ftrl import FTRL, ftrl_reference
 from evofeat.preprocessing import METHODS as CORES
 from evofeat.preprocessing import OnlineScaled, learner_from_spec, learner_spec
 from evofeat.streams import Stream
@@ -379,3 +379,16 @@ def test_the_generic_suite_passes_behind_the_scaler(method: str, spec: str) -> N
 
     report = check_learner(OnlineScaled(spec, method=method, window=10))
     assert not report.failed, str(report)
+
+
+class Mine(FTRL):
+    """A user's own learner: no registry name."""
+
+
+def test_a_learner_that_is_not_registered_is_wrapped_as_an_object() -> None:
+    model = OnlineScaled(Mine(alpha=0.2), method="zscore")
+    assert isinstance(model.get_params()["learner"], Mine)
+    model.learn_one({"a": 1.0}, 1).learn_one({"a": 3.0}, -1)
+    again = pickle.loads(pickle.dumps(model))
+    assert again.predict_one({"a": 2.5}) == model.predict_one({"a": 2.5})
+    assert "Mine" in repr(model) and model.clone().predict_one({"a": 1.0}) is None

@@ -160,9 +160,10 @@ class OnlineScaled(OnlineLearner):
     ----------
     learner
         The online learner fed the scaled rows: a registry spec
-        (``"ftrl"``, ``"adagrad(lr=0.1)"``) or an unfitted learner, stored
-        as its spec (:func:`learner_spec`; its learned state, if any, is
-        not used: this wrapper starts it afresh).
+        (``"ftrl"``, ``"adagrad(lr=0.1)"``) or a learner, given as its spec
+        by :meth:`get_params` when it is registered (:func:`learner_spec`);
+        its learned state, if any, is not used: this wrapper starts a clone
+        afresh.
     method
         ``"zscore"`` or ``"quantile"``.
     window
@@ -200,8 +201,14 @@ class OnlineScaled(OnlineLearner):
 
     # ------------------------------------------------------------------ parameters
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor parameters, the learner as its spec (so model files can hold it)."""
-        spec = self.learner if isinstance(self.learner, str) else learner_spec(self.learner)
+        """The constructor parameters, the learner as its spec (so model files can hold it; a
+        learner that is not registered stays an object: it is copied, but not saved)."""
+        spec = self.learner
+        if not isinstance(spec, str):
+            try:
+                spec = learner_spec(spec)
+            except InputError:
+                pass
         return {"learner": spec, "method": self.method, "window": self.window}
 
     def _check_params(self) -> None:
