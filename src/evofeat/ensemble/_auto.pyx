@@ -72,8 +72,8 @@ def mix_update(double[::1] log_weight, const double[::1] loss, double alpha):
     return mix_step(&log_weight[0], &loss[0], K, alpha, &b[0])
 
 
-#: the member cores a mixture may hold, by code (the ``kinds`` field): append only, so that model
-#: files keep their meaning
+#: the member cores a mixture may hold, by code (the second column of the ``kinds`` field):
+#: append only, so that model files keep their meaning
 MEMBER_CORES = (
     "evofeat.linear._adaptive:FTRLCore",
     "evofeat.linear._adaptive:AdaGradCore",
@@ -83,31 +83,53 @@ MEMBER_CORES = (
     "evofeat.ensemble._fesl:OGDCore",
     "evofeat.linear._stsd:STSDCore",
 )
+#: the online scalings in front of a member, by code (the first column of ``kinds``; 0: none)
+SCALERS = ("", "evofeat._core.scaling:ZScoreCore", "evofeat._core.scaling:QuantileCore")
+
+
+def _class_of(path):
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def member_code(cls):
-    """The code of the member core class ``cls`` in :data:`MEMBER_CORES` (-1: not a member core).
+    """``(scaler, core)``: the codes of a member core class (``(-1, -1)``: not a member core).
+
+    A scaled core (see :mod:`evofeat._core.scaling`) is its scaling's code in
+    :data:`SCALERS` and its inner core's in :data:`MEMBER_CORES`.
 
     >>> member_code(AutoCore)
-    -1
+    (-1, -1)
     """
+    scaler = 0
+    base = getattr(cls, "_base", None)
+    if base is not None:
+        path = f"{base.__module__}:{base.__name__}"
+        if path not in SCALERS:
+            return -1, -1
+        scaler = SCALERS.index(path)
+        cls = cls._inner_type
     path = f"{cls.__module__}:{cls.__name__}"
-    return MEMBER_CORES.index(path) if path in MEMBER_CORES else -1
+    return (scaler, MEMBER_CORES.index(path)) if path in MEMBER_CORES else (-1, -1)
 
 
-def _core_class(code):
-    """The member core class of ``code`` (see :data:`MEMBER_CORES`)."""
-    if not 0 <= code < len(MEMBER_CORES):
-        raise TypeError(f"AutoCore: no member core has the code {code}")
-    module, _, name = MEMBER_CORES[code].partition(":")
-    return getattr(importlib.import_module(module), name)
+def _core_class(scaler, code):
+    """The member core class of the codes ``(scaler, code)`` (see :func:`member_code`)."""
+    if not (0 <= code < len(MEMBER_CORES) and 0 <= scaler < len(SCALERS)):
+        raise TypeError(f"AutoCore: no member core has the codes {(scaler, code)}")
+    cls = _class_of(MEMBER_CORES[code])
+    if scaler:
+        from evofeat._core.scaling import scaled_type
+
+        cls = scaled_type(_class_of(SCALERS[scaler]), cls)
+    return cls
 
 
 cdef class AutoCore(Core):
     """Member cores run on every row and mixed by exponential weights on their log loss.
 
     ``members`` are the member cores (rebuilt from the flat fields: ``kinds``,
-    each member's class as its code in :data:`MEMBER_CORES`, and
+    each member's class as its codes, see :func:`member_code`, and
     ``m<i>_<name>`` for its fields); ``log_weight`` the log of each member's weight (summing to 1);
     ``member_loss`` each member's cumulative log loss, ``loss`` the
     mixture's; ``t`` the rows learned; ``share`` 1 for the decreasing
@@ -130,8 +152,8 @@ cdef class AutoCore(Core):
     cdef bint fresh
 
     def __init__(self, **fields):
-        kinds = np.array(fields.get("kinds", ()), dtype=np.int64).reshape(-1)
-        classes = [_core_class(k) for k in kinds.tolist()]
+        kinds = np.array(fields.get("kinds", ()), dtype=np.int64).reshape(-1, 2)
+        classes = [_core_class(a, b) for a, b in kinds.tolist()]
         names = list(OWN)
         for i, cls in enumerate(classes):
             names += [f"m{i}_{f}" for f in cls._fields]
@@ -177,7 +199,7 @@ cdef class AutoCore(Core):
         return out
 
     def __repr__(self):
-        return f"AutoCore({', '.join(MEMBER_CORES[k] for k in self.kinds.tolist())})"
+        return f"AutoCore({', '.join(c.__name__ for c in map(type, self.members))})"
 
     cdef inline double mixture(self, Py_ssize_t K) noexcept:
         """``ln P(+1) - ln P(-1)`` of the mixture, from the members' scores in ``scores``."""

@@ -29,7 +29,8 @@ DEFAULT_SHARE = False
 
 
 def parse_member(spec: str) -> OnlineLearner:
-    """The learner a member spec names: a registry name, optionally with keyword parameters.
+    """The learner a member spec names: a registry name, optionally with keyword parameters,
+    optionally behind an online scaling (``"zscore:ftrl"``, ``"quantile:adagrad(lr=0.1)"``).
 
     >>> parse_member("ftrl(alpha=0.3, l1=0.0)")
     FTRL(alpha=0.3, beta=1.0, l1=0.0, l2=1.0, loss='logistic')
@@ -64,8 +65,12 @@ def parse_member(spec: str) -> OnlineLearner:
             raise bad from None
         if len(params) != len(call.keywords):
             raise bad
+    method, colon, name = name.strip().rpartition(":") if ":" in name else ("", "", name)
     learner = make(name.strip(), **params)
-    compiled = isinstance(learner, OnlineLearner) and member_code(type(learner._make_state(8))) >= 0
+    if colon:
+        learner = _scaled(learner, method.strip(), spec)
+    compiled = isinstance(learner, OnlineLearner)
+    compiled = compiled and member_code(type(learner._make_state(8))) != (-1, -1)
     if not compiled or learner.task != "binary":
         raise InputError(
             f"member {spec!r} cannot be a member of auto",
@@ -77,6 +82,23 @@ def parse_member(spec: str) -> OnlineLearner:
             fix="pick binary online learners as members",
         )
     return learner
+
+
+def _scaled(learner: OnlineLearner, method: str, spec: str) -> OnlineLearner:
+    """``learner`` behind the online scaling ``method`` (see :mod:`evofeat.preprocessing`)."""
+    try:
+        from evofeat.preprocessing.scaled import METHODS, OnlineScaled
+    except ImportError:
+        METHODS, OnlineScaled = {}, None
+    if OnlineScaled is None or method not in METHODS:
+        raise InputError(
+            f"member {spec!r} names an unknown online scaling",
+            expected="<scaling>:<learner> with <scaling> one of "
+            + (", ".join(METHODS) or "(none in this build)"),
+            received=repr(method),
+            fix="write the member as 'ftrl' or 'zscore:ftrl'",
+        )
+    return OnlineScaled(learner, method=method)  # type: ignore[no-any-return]
 
 
 class Auto(OnlineLearner):
@@ -195,7 +217,7 @@ class Auto(OnlineLearner):
             fields.update({f"m{i}_{f}": v for f, v in core._asdict().items()})
         K = len(kinds)
         return AutoCore(
-            kinds=np.array(kinds, dtype=np.int64),
+            kinds=np.array(kinds, dtype=np.int64).reshape(K, 2),
             log_weight=np.full(K, -math.log(K)),
             member_loss=np.zeros(K),
             loss=0.0,
