@@ -11,9 +11,9 @@ import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
 from evofeat.base.errors import check_bool
-from evofeat.ensemble._auto import MEMBER_CORES, AutoCore, member_code
+from evofeat.ensemble._auto import MEMBER_CORES, AutoCore, member_code, mix_update
 
-__all__ = ["DEFAULT_MEMBERS", "Auto", "mixture_reference", "parse_member"]
+__all__ = ["DEFAULT_MEMBERS", "Auto", "mix_update", "mixture_reference", "parse_member"]
 
 #: The members of ``auto`` (binary classification), fixed before either benchmark ran: chosen by
 #: benchmarks/investigations/auto_selection.py on data sets outside both benchmarks (its report:
@@ -39,7 +39,7 @@ def parse_member(spec: str) -> OnlineLearner:
     ...
     evofeat.base.errors.InputError: member 'ftrl(0.3)' is not a learner spec: expected a registry name, optionally with keyword parameters, e.g. 'ftrl' or 'adagrad(lr=0.1)', received ftrl(0.3); fix: name each parameter (alpha=0.3)
     """
-    from evofeat.registry import make
+    from evofeat.registry import canonical, make
 
     bad = InputError(
         f"member {spec!r} is not a learner spec",
@@ -66,7 +66,7 @@ def parse_member(spec: str) -> OnlineLearner:
         if len(params) != len(call.keywords):
             raise bad
     method, colon, name = name.strip().rpartition(":") if ":" in name else ("", "", name)
-    learner = make(name.strip(), **params)
+    learner = make(canonical(name.strip(), kind="online"), **params)
     if colon:
         learner = _scaled(learner, method.strip(), spec)
     compiled = isinstance(learner, OnlineLearner)
