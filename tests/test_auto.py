@@ -132,8 +132,9 @@ def test_model_file_and_pickle_continue_exactly(tmp_path) -> None:
         ({"members": ("stsd-regressor",)}, "cannot be a member"),
         ({"members": ("ofs",)}, "cannot be a member"),
         ({"members": ("ftrl(0.3)",)}, "not a learner spec"),
-        ({"members": ("nope",)}, "unknown online learner"),
+        ({"members": ("nope",)}, "unknown learner"),
         ({"members": ("bogus:ftrl",)}, "unknown online scaling"),
+        ({"members": (3,)}, "learner spec"),
         ({"share": "yes"}, "share"),
     ],
 )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import math
 from collections.abc import Hashable
 from typing import Any
@@ -12,6 +11,7 @@ import numpy as np
 from evofeat.base import InputError, OnlineLearner
 from evofeat.base.errors import check_bool
 from evofeat.ensemble._auto import MEMBER_CORES, AutoCore, member_code, mix_update
+from evofeat.preprocessing import METHODS, OnlineScaled, learner_from_spec
 
 __all__ = ["DEFAULT_MEMBERS", "Auto", "mix_update", "mixture_reference", "parse_member"]
 
@@ -29,76 +29,46 @@ DEFAULT_SHARE = False
 
 
 def parse_member(spec: str) -> OnlineLearner:
-    """The learner a member spec names: a registry name, optionally with keyword parameters,
-    optionally behind an online scaling (``"zscore:ftrl"``, ``"quantile:adagrad(lr=0.1)"``).
+    """The learner a member spec names: a learner spec (a registry name, optionally with keyword
+    parameters, see :func:`~evofeat.preprocessing.learner_from_spec`), optionally behind an
+    online scaling (``"zscore:ftrl"``, ``"quantile:adagrad(lr=0.1)"``).
 
-    >>> parse_member("ftrl(alpha=0.3, l1=0.0)")
-    FTRL(alpha=0.3, beta=1.0, l1=0.0, l2=1.0, loss='logistic')
-    >>> parse_member("ftrl(0.3)")
+    >>> parse_member("quantile:ftrl(alpha=0.3)")
+    OnlineScaled(learner='ftrl(alpha=0.3)', method='quantile', window=100)
+    >>> parse_member("ofs")
     Traceback (most recent call last):
     ...
-    evofeat.base.errors.InputError: member 'ftrl(0.3)' is not a learner spec: expected a registry name, optionally with keyword parameters, e.g. 'ftrl' or 'adagrad(lr=0.1)', received ftrl(0.3); fix: name each parameter (alpha=0.3)
+    evofeat.base.errors.InputError: member 'ofs' cannot be a member of auto: expected an online learner for labels -1/+1 whose compiled core is one of FTRLCore, AdaGradCore, NAGCore, PACore, PerceptronCore, OGDCore, STSDCore (e.g. ftrl, adagrad, nag, pa-i), received OFS (binary); fix: pick binary online learners as members
     """
-    from evofeat.registry import canonical, make
-
-    bad = InputError(
-        f"member {spec!r} is not a learner spec",
-        expected="a registry name, optionally with keyword parameters, "
-        "e.g. 'ftrl' or 'adagrad(lr=0.1)'",
-        received=str(spec),
-        fix="name each parameter (alpha=0.3)",
-    )
     if not isinstance(spec, str):
-        raise bad
-    name, paren, rest = spec.strip().partition("(")
-    params: dict[str, Any] = {}
-    if paren:
-        try:
-            call = ast.parse(f"f({rest}", mode="eval").body
-        except SyntaxError:
-            raise bad from None
-        if not isinstance(call, ast.Call) or call.args:
-            raise bad
-        try:
-            params = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
-        except ValueError:
-            raise bad from None
-        if len(params) != len(call.keywords):
-            raise bad
-    method, colon, name = name.strip().rpartition(":") if ":" in name else ("", "", name)
-    learner = make(canonical(name.strip(), kind="online"), **params)
+        raise InputError(
+            "a member of auto is a learner spec",
+            expected="a string such as 'zscore:ftrl' or 'adagrad(lr=0.1)'",
+            received=repr(spec),
+            fix="pass members as a tuple of strings",
+        )
+    method, colon, rest = spec.partition(":") if ":" in spec.partition("(")[0] else ("", "", spec)
+    learner = learner_from_spec(rest)
     if colon:
-        learner = _scaled(learner, method.strip(), spec)
-    compiled = isinstance(learner, OnlineLearner)
-    compiled = compiled and member_code(type(learner._make_state(8))) != (-1, -1)
+        if method.strip() not in METHODS:
+            raise InputError(
+                f"member {spec!r} names an unknown online scaling",
+                expected="<scaling>:<learner> with <scaling> one of " + ", ".join(METHODS),
+                received=repr(method),
+                fix="write the member as 'ftrl' or 'zscore:ftrl'",
+            )
+        learner = OnlineScaled(learner, method=method.strip())
+    compiled = member_code(type(learner._make_state(8))) != (-1, -1)
     if not compiled or learner.task != "binary":
         raise InputError(
             f"member {spec!r} cannot be a member of auto",
             expected="an online learner for labels -1/+1 whose compiled core is one of "
             + ", ".join(c.partition(":")[2] for c in MEMBER_CORES)
             + " (e.g. ftrl, adagrad, nag, pa-i)",
-            received=type(learner).__name__
-            + ("" if not isinstance(learner, OnlineLearner) else f" ({learner.task})"),
+            received=f"{type(learner).__name__} ({learner.task})",
             fix="pick binary online learners as members",
         )
     return learner
-
-
-def _scaled(learner: OnlineLearner, method: str, spec: str) -> OnlineLearner:
-    """``learner`` behind the online scaling ``method`` (see :mod:`evofeat.preprocessing`)."""
-    try:
-        from evofeat.preprocessing.scaled import METHODS, OnlineScaled
-    except ImportError:
-        METHODS, OnlineScaled = {}, None
-    if OnlineScaled is None or method not in METHODS:
-        raise InputError(
-            f"member {spec!r} names an unknown online scaling",
-            expected="<scaling>:<learner> with <scaling> one of "
-            + (", ".join(METHODS) or "(none in this build)"),
-            received=repr(method),
-            fix="write the member as 'ftrl' or 'zscore:ftrl'",
-        )
-    return OnlineScaled(learner, method=method)  # type: ignore[no-any-return]
 
 
 class Auto(OnlineLearner):
