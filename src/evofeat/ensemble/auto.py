@@ -259,7 +259,8 @@ class Auto(OnlineLearner):
 
 
 def mixture_reference(scores: np.ndarray, y: np.ndarray, share: bool = False) -> np.ndarray:
-    """The mixture's score on each row from the members' scores ``(K, n)``, in plain NumPy.
+    """The mixture's score on each row from the members' scores ``(K, n)``, in plain NumPy (in
+    log space, so saturated scores give no NaN).
 
     ``ln P(+1) - ln P(-1)`` with ``P(c) = sum_i w_i sigmoid(c s_i)`` and ``w``
     the exponential weights on the members' cumulative log loss (with
@@ -269,17 +270,20 @@ def mixture_reference(scores: np.ndarray, y: np.ndarray, share: bool = False) ->
     >>> mixture_reference(np.array([[2.0, 2.0], [0.0, -2.0]]), np.array([1.0, 1.0])).round(3)
     array([0.802, 0.426])
     """
+    from scipy.special import logsumexp
+
     K, n = scores.shape
-    w = np.full(K, 1.0 / K)
+    log_w = np.full(K, -np.log(K))
     out = np.empty(n)
     for t in range(n):
-        p = 1.0 / (1.0 + np.exp(-scores[:, t]))
-        out[t] = np.log(w @ p) - np.log(w @ (1.0 - p))
-        post = w * np.where(y[t] > 0, p, 1.0 - p)
-        w = post / post.sum()
+        log_p = -np.logaddexp(0.0, -scores[:, t])  # ln sigmoid(s): the members' ln P(+1)
+        log_m = -np.logaddexp(0.0, scores[:, t])  # and ln P(-1)
+        out[t] = logsumexp(log_w + log_p) - logsumexp(log_w + log_m)
+        post = log_w + (log_p if y[t] > 0 else log_m)
+        log_w = post - logsumexp(post)
         if share:
             alpha = 1.0 / (t + 2.0)
-            w = (1.0 - alpha) * w + alpha / K
+            log_w = np.log((1.0 - alpha) * np.exp(log_w) + alpha / K)
     return out
 
 
