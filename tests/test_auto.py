@@ -150,3 +150,28 @@ def test_labels_other_than_binary_are_refused() -> None:
     with pytest.raises(InputError, match="binary classifier"):
         model.learn_one({"a": 1.0}, 0.5)
     assert model.n_learned_ == 0
+
+
+def test_run_and_compare_default_to_auto() -> None:
+    from click.testing import CliRunner
+
+    from evofeat import cli
+
+    run = CliRunner().invoke(cli.main, ["run", "--dataset", "german", "--repeats", "1"])
+    assert run.exit_code == 0, run.output
+    assert run.output.startswith("auto on german")
+    both = CliRunner().invoke(cli.main, ["compare", "--dataset", "german", "--repeats", "2"])
+    assert both.exit_code == 0, both.output
+    assert "auto" in both.output and "ftrl" in both.output
+
+
+def test_demo_shows_the_majority_rate_then_auto_first(tmp_path) -> None:
+    from evofeat.demo import DEMO_DATASETS, LABELS, MAJORITY, run_demo
+
+    table = run_demo(tmp_path, repeats=1)
+    rows = [line.split("|")[1:3] for line in table.splitlines() if line.startswith("| ")][1:]
+    for ds in DEMO_DATASETS:
+        mine = [name.strip() for d, name in rows if d.strip() == ds]
+        assert mine[:2] == [MAJORITY, LABELS["auto"]]
+    german = next(line for line in table.splitlines() if MAJORITY in line and "german" in line)
+    assert "0.700" in german  # german: 700 of its 1000 rows are the class -1
