@@ -46,7 +46,8 @@ runs once per stream, and each candidate's predictions are ``auto``'s rule
 applied to its members' scores (:func:`mixture_scores`, the same function as
 ``evofeat.ensemble.auto.mixture_reference``; ``tests/test_auto.py`` proves
 ``auto`` equals it). On every stream ``auto`` itself also runs (candidate 0 and
-the last candidate, alternately) and its labels must equal that computation.
+the last candidate, alternately) and its scores must equal that computation
+bit for bit.
 
 **Rule**: every member of any set is also run alone; in each cell, the
 reference is the best of these single members *chosen after the fact* (what
@@ -188,10 +189,10 @@ def mixture_scores(scores: np.ndarray, y: np.ndarray, share: bool) -> np.ndarray
     """``auto``'s score on each row, from its members' scores ``(K, n)`` run alone.
 
     The members learn from their own predictions only, so a mixture's scores
-    are a function of its members' scores: this is ``auto``'s rule
-    (:func:`evofeat.ensemble.auto.mixture_reference`), written over the
-    cumulative losses (vectorised) when there is no share. :func:`run`
-    checks it against ``auto`` itself on every stream.
+    are a function of its members' scores: this is ``auto``'s compiled rule
+    (``evofeat.ensemble._auto.mixture_scores``, the arithmetic of its core),
+    equal to the NumPy reference. :func:`run` checks it against ``auto``
+    itself on every stream.
 
     >>> s = np.array([[2.0, 2.0, -1.0], [0.0, -2.0, 3.0]])
     >>> y = np.array([1.0, 1.0, -1.0])
@@ -201,18 +202,9 @@ def mixture_scores(scores: np.ndarray, y: np.ndarray, share: bool) -> np.ndarray
     >>> bool(np.allclose(mixture_scores(s, y, True), mixture_reference(s, y, True)))
     True
     """
-    from scipy.special import logsumexp
+    from evofeat.ensemble._auto import mixture_scores as compiled
 
-    from evofeat.ensemble.auto import mixture_reference
-
-    if share:
-        return mixture_reference(scores, y, True)
-    loss = np.logaddexp(0.0, -y * scores)  # each member's log loss on each row
-    before = np.cumsum(loss, axis=1) - loss  # cumulative loss before each row
-    log_w = -before - logsumexp(-before, axis=0)
-    plus = logsumexp(log_w - np.logaddexp(0.0, -scores), axis=0)
-    minus = logsumexp(log_w - np.logaddexp(0.0, scores), axis=0)
-    return np.asarray(plus - minus)
+    return np.asarray(compiled(np.ascontiguousarray(scores, dtype=float), y, share))
 
 
 def value(y: np.ndarray, pred: np.ndarray, metric: str) -> float:
@@ -228,9 +220,8 @@ def run(datasets: list[str], orders: int, max_rows: int) -> dict[str, Any]:
     """Every single member alone, and every candidate from its members' scores, on every cell.
 
     On every stream, ``auto`` itself (candidate 0's members, then the last
-    candidate's, alternately) is run too and its labels must equal the
-    mixture computed from its members' scores (rows scored 0 within 1e-9
-    aside).
+    candidate's, alternately) is run too and its scores must equal the
+    mixture computed from its members' scores, bit for bit.
     """
     from evofeat.ensemble.auto import Auto, parse_member
     from evofeat.evaluate import prequential
@@ -266,10 +257,7 @@ def run(datasets: list[str], orders: int, max_rows: int) -> dict[str, Any]:
                 members, share = cands[0 if r % 2 == 0 else -1]
                 res = prequential(Auto(members=members, share=share), stream, keep_predictions=True)
                 mixed = mixture_scores(np.array([alone[m] for m in members]), y, share)
-                sure = np.abs(mixed) > 1e-9
-                assert np.array_equal(
-                    np.asarray(res.labels)[sure], np.where(mixed > 0, 1.0, -1.0)[sure]
-                )
+                assert np.array_equal(np.asarray(res.scores), mixed), "auto != its computed mixture"
                 checked += 1
             values[cell] = out
             info[cell] = {"rows": int(stream.n_rows), "seconds": round(time.time() - t0, 1)}
@@ -314,6 +302,24 @@ def select(
     return sorted(rows, key=lambda r: (-r["within"], -round(r["mean_gap"], 12), r["index"]))
 
 
+def merge(paths: list[str]) -> dict[str, Any]:
+    """The runs in ``paths`` (JSON written by this script) as one: cells in :data:`DATASETS` order."""
+    parts = [json.loads(Path(p).read_text()) for p in paths]
+    out: dict[str, Any] = {"values": {}, "speed": {}, "info": {}, "checked": 0}
+    for d in DATASETS:
+        for part in parts:
+            for cell in part["values"]:
+                if cell.split(" / ")[0] == d:
+                    out["values"][cell] = part["values"][cell]
+                    out["info"][cell] = part["info"][cell]
+    for part in parts:
+        out["checked"] += part["checked"]
+        for name, v in part["speed"].items():
+            out["speed"].setdefault(name, []).extend(v)
+    assert len(out["values"]) == len(DATASETS) * len(SCENARIOS), "a cell is missing"
+    return out
+
+
 def write(out: Path, data: dict[str, Any], ranked: list[dict[str, Any]], argv: str) -> None:
     win = ranked[0]
     cells = list(data["values"])
@@ -329,7 +335,7 @@ def write(out: Path, data: dict[str, Any], ranked: list[dict[str, Any]], argv: s
         "`benchmarks/investigations/auto_selection.py`, fixed and committed before the run. "
         f"{data['orders']} row orders per cell (at most {data['max_rows']} rows each); no data "
         "set of the haphazard review or of the leaderboard was loaded. `auto` itself was run on "
-        f"{data['checked']} streams and gave the computed mixture's labels on each.",
+        f"{data['checked']} streams and gave the computed mixture's scores, bit for bit, on each.",
         "",
         f"**Winner: `{win['name']}`** (candidate {win['index']}): within 0.5 points of the best "
         f"single member (chosen after the fact) in {win['within']} of {len(cells)} cells, mean "
@@ -386,9 +392,19 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--max-rows", type=int, default=MAX_ROWS)
     p.add_argument("--datasets", default=",".join(DATASETS))
     p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument(
+        "--merge",
+        default="",
+        help="comma-separated JSON files of runs on disjoint data sets (--datasets X --out ...): "
+        "their cells are put together, in the order of DATASETS, and ranked as one run",
+    )
     args = p.parse_args(argv)
     t0 = time.time()
-    data = run(args.datasets.split(","), args.orders, args.max_rows)
+    data = (
+        merge(args.merge.split(","))
+        if args.merge
+        else run(args.datasets.split(","), args.orders, args.max_rows)
+    )
     data.update(
         when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         orders=args.orders,

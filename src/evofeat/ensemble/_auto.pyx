@@ -87,6 +87,36 @@ MEMBER_CORES = (
 SCALERS = ("", "evofeat._core.scaling:ZScoreCore", "evofeat._core.scaling:QuantileCore")
 
 
+def mixture_scores(const double[:, ::1] scores, const double[::1] y, bint share):
+    """The mixture's score on each row from its members' scores ``(K, n)`` run alone, with the
+    arithmetic of :class:`AutoCore` (its members learn from their own predictions only, so this
+    is what it predicts on the same stream).
+
+    >>> mixture_scores(np.array([[2.0, 2.0], [0.0, -2.0]]), np.array([1.0, 1.0]), False).round(3)
+    array([0.802, 0.426])
+    """
+    cdef Py_ssize_t K = scores.shape[0], n = scores.shape[1], i, t
+    out = np.zeros(n)
+    if K == 0:
+        return out
+    cdef double[::1] o = out
+    lw = np.full(K, -log(<double> K))
+    cdef double[::1] log_weight = lw
+    cdef double[::1] s = np.zeros(K), loss = np.zeros(K), buf = np.zeros(K)
+    cdef double plus
+    for t in range(n):
+        for i in range(K):
+            buf[i] = log_weight[i] - log_loss(scores[i, t], 1.0)
+        plus = log_sum_exp(&buf[0], K)
+        for i in range(K):
+            buf[i] = log_weight[i] - log_loss(scores[i, t], -1.0)
+        o[t] = saturate(plus - log_sum_exp(&buf[0], K))
+        for i in range(K):
+            loss[i] = log_loss(scores[i, t], y[t])
+        mix_step(&log_weight[0], &loss[0], K, 1.0 / (t + 2.0) if share else 0.0, &buf[0])
+    return out
+
+
 def _class_of(path):
     module, _, name = path.partition(":")
     return getattr(importlib.import_module(module), name)
