@@ -15,16 +15,18 @@ from evofeat.preprocessing import METHODS, OnlineScaled, learner_from_spec
 
 __all__ = ["DEFAULT_MEMBERS", "Auto", "mix_update", "mixture_reference", "parse_member"]
 
-#: The members of ``auto`` (binary classification), fixed before either benchmark ran: chosen by
-#: benchmarks/investigations/auto_selection.py on data sets outside both benchmarks (its report:
+#: The members of ``auto`` (binary classification), fixed before either benchmark ran: the winner
+#: of benchmarks/investigations/auto_selection.py (12 candidates on hill-valley, madelon, ijcnn1,
+#: covtype and arcene, none in the haphazard review or the leaderboard; its report:
 #: docs/reports/investigations/auto_selection.md). Not to be changed per data set.
 DEFAULT_MEMBERS: tuple[str, ...] = (
-    "ftrl",
-    "adagrad",
     "nag",
-    "pa-i(fit_intercept=True)",
+    "zscore:ftrl",
+    "zscore:nag",
+    "quantile:ftrl",
+    "quantile:nag",
 )
-#: The rule's share (see :class:`Auto`), fixed by the same selection.
+#: The rule's share (see :class:`Auto`), fixed by the same selection (the winner has none).
 DEFAULT_SHARE = False
 
 
@@ -103,8 +105,12 @@ class Auto(OnlineLearner):
 
     Members are chosen once for every stream (see ``DEFAULT_MEMBERS`` and
     ``docs/reports/investigations/auto_selection.md``), never per data set:
-    linear learners with a bias and adaptive or normalised steps. Absent
-    features are absent for every member (none is imputed).
+    linear learners with a bias and adaptive or normalised steps: NAG on the
+    raw values (scale-invariant by design), and FTRL and NAG behind online
+    z-scores (``zscore:``) and behind running normal scores (``quantile:``,
+    the copula's marginal step), each learned from the rows seen so far
+    (:class:`~evofeat.preprocessing.OnlineScaled`). Absent features are
+    absent for every member (none is imputed).
 
     Binary classification only (labels -1/+1): a regression or multiclass
     label is refused with :class:`~evofeat.base.InputError`.
@@ -137,7 +143,7 @@ class Auto(OnlineLearner):
     >>> ds = load("german", preprocess="zscore")
     >>> model = Auto()
     >>> round(prequential(model, trapezoidal(ds.X, ds.y, ds.feature_names)).accuracy, 3)
-    0.738
+    0.741
     >>> round(sum(model.weights_.values()), 9)  # each member's weight, by spec
     1.0
     >>> model.predict_proba_one({"f0": 1.0})[1] > 0.0
