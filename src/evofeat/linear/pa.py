@@ -47,7 +47,8 @@ class PA(InterceptMixin, OnlineLearner):
         has, so the score is ``w . x + b``, ``||x||^2`` counts the 1 (``tau``
         uses ``||x||^2 + 1``; a zero row is then learned) and ``b += tau y``.
         The bias is not a feature (always visible, not in ``coef_`` nor in
-        the feature index). Off by default: Crammer et al.'s rule, as the
+        the feature index). Turn it on for raw features with an offset or
+        imbalanced classes. Off by default: Crammer et al.'s rule, as the
         papers' baselines run it.
 
     Attributes

@@ -36,7 +36,8 @@ class Perceptron(InterceptMixin, OnlineLearner):
         Learn a bias ``b``: the weight of a constant input 1 that every row
         has, so the score is ``w . x + b`` and a mistake also steps ``b +=
         intercept_lr y``. The bias is not a feature (always visible, not in
-        ``coef_`` nor in the feature index). Off by default: Rosenblatt's
+        ``coef_`` nor in the feature index). Turn it on for raw features
+        with an offset or imbalanced classes. Off by default: Rosenblatt's
         rule, as the papers' baselines run it.
     intercept_lr
         The bias's step (``None``: ``lr``, which keeps the mistakes
