@@ -13,15 +13,18 @@ import pickle
 
 import numpy as np
 import pytest
-from evofeat._core.core import Core
-from evofeat.linear._adaptive import learn_row
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from scipy import special, stats
 
 from evofeat import io
+from evofeat._core import core as corelib
 from evofeat._core import scaling as compiled
 from evofeat.base import InputError
 from evofeat.evaluate import prequential
-from evofeat.linear.ftrl import ftrl_reference
+from evofeat.linear import _adaptive
+from evofeat.linear.ftrl import FTRL, ftrl_reference
 from evofeat.preprocessing import METHODS as CORES
 from evofeat.preprocessing import OnlineScaled, learner_from_spec, learner_spec
 from evofeat.streams import Stream
@@ -93,7 +96,7 @@ def _core(method: str, d: int, window: int = 100):
             "recent": np.zeros((d, window)),
         }
     )
-    return compiled.scaled_core(CORES[method], Core(), **own)
+    return compiled.scaled_core(CORES[method], corelib.Core(), **own)
 
 
 def _scale_stream(core, X: np.ndarray) -> np.ndarray:
@@ -103,7 +106,7 @@ def _scale_stream(core, X: np.ndarray) -> np.ndarray:
         idx = np.flatnonzero(~np.isnan(X[t])).astype(np.int64)
         val = np.ascontiguousarray(X[t, idx])
         out[t, idx] = compiled.scale_row(core, idx, val)
-        learn_row(core, idx, val, 1.0, 0.0)
+        _adaptive.learn_row(core, idx, val, 1.0, 0.0)
     return out
 
 
@@ -115,6 +118,37 @@ def test_the_compiled_transform_is_the_numpy_reference(method: str) -> None:
     want = reference(X, method, window=40)
     assert np.array_equal(np.isnan(got), np.isnan(X)), "an absent value must stay absent"
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    X=hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=25),
+        elements=st.one_of(
+            st.just(np.nan),
+            st.just(0.0),
+            st.integers(-3, 3).map(float),  # ties
+            st.floats(-1e6, 1e6, allow_nan=False),
+        ),
+    ),
+    method=st.sampled_from(METHODS),
+    window=st.integers(1, 6),
+)
+def test_any_stream_is_scaled_as_the_reference(X: np.ndarray, method: str, window: int) -> None:
+    got = _scale_stream(_core(method, X.shape[1], window=window), X)
+    np.testing.assert_allclose(got, reference(X, method, window), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_extreme_values_keep_the_statistics_and_the_learner_finite(method: str) -> None:
+    values = [1e300, -1e308, 1.7e308, -1.7e308, 0.0, 5e-324, 1e-300, 3.0, 1e308] * 5
+    model = OnlineScaled("ftrl", method=method)
+    for t, v in enumerate(values):
+        model.learn_one({"a": v, "b": float(t)}, 1 if t % 2 else -1)
+    assert all(np.isfinite(v) for v in model.statistics()["a"].values())
+    assert all(np.isfinite(v) for v in model.coef_.values())
+    assert np.isfinite(model.decision_one({"a": -1.7e308, "b": 1e308}))
 
 
 def test_the_normal_quantile_is_scipys() -> None:
@@ -301,3 +335,60 @@ def test_a_learner_object_is_kept_as_its_spec() -> None:
 def test_bad_parameters_say_what_to_do(params: dict, says: str) -> None:
     with pytest.raises(InputError, match=says):
         OnlineScaled(**params).learn_one({"a": 1.0}, 1)
+
+
+@pytest.mark.parametrize(
+    ("spec", "task"),
+    [("stsd-multiclass", "multiclass"), ("ftrl(loss='square')", "regression")],
+)
+def test_other_tasks_behind_the_scaler(spec: str, task: str, tmp_path) -> None:
+    X, _ = _stream(seed=11)
+    f = np.nan_to_num((X[:, 1] - 2.0) + (X[:, 3] - 3e3) / 1e3)
+    y = np.digitize(f, [-1.0, 1.0]) if task == "multiclass" else f
+    names = [f"f{j}" for j in range(X.shape[1])]
+    array = OnlineScaled(spec, method="quantile", window=25)
+    assert array.task == task
+    res = prequential(array, Stream.from_dense(X, y, names, task=task), keep_predictions=True)
+    if task == "multiclass":  # inferred from the stream, kept in the learner's spec
+        assert array.get_params()["learner"] == "stsd-multiclass(n_classes=3)"
+    model = OnlineScaled(array.get_params()["learner"], method="quantile", window=25)
+    preds = []
+    for x, label in zip(_dict_rows(X), y.tolist(), strict=True):
+        preds.append(model.predict_one(x))
+        model.learn_one(x, label)
+    assert res.labels is not None
+    assert np.array_equal(np.array(preds[1:], dtype=float), res.labels[1:])
+    again = io.load(io.save(array, tmp_path / "m.npz"))
+    x = _dict_rows(X)[-1]
+    assert again.predict_one(x) == array.predict_one(x) == model.predict_one(x)
+
+
+def test_scalers_nest_and_a_scaled_name_is_a_spec() -> None:
+    model = learner_from_spec("online-zscore+online-quantile+ftrl(alpha=0.2)")
+    assert isinstance(model, OnlineScaled)
+    assert model.get_params()["learner"] == "online-quantile+ftrl(alpha=0.2)"
+    X, y = _stream(seed=2)
+    res = prequential(model, Stream.from_dense(X, y, [f"f{j}" for j in range(X.shape[1])]))
+    assert 0.0 < res.accuracy <= 1.0 and model.statistics()["f0"]["count"] > 0
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("spec", ["ftrl", "pa-i", "stsd-i", "ofs"])
+def test_the_generic_suite_passes_behind_the_scaler(method: str, spec: str) -> None:
+    from evofeat.testing import check_learner
+
+    report = check_learner(OnlineScaled(spec, method=method, window=10))
+    assert not report.failed, str(report)
+
+
+class Mine(FTRL):
+    """A user's own learner: no registry name."""
+
+
+def test_a_learner_that_is_not_registered_is_wrapped_as_an_object() -> None:
+    model = OnlineScaled(Mine(alpha=0.2), method="zscore")
+    assert isinstance(model.get_params()["learner"], Mine)
+    model.learn_one({"a": 1.0}, 1).learn_one({"a": 3.0}, -1)
+    again = pickle.loads(pickle.dumps(model))
+    assert again.predict_one({"a": 2.5}) == model.predict_one({"a": 2.5})
+    assert "Mine" in repr(model) and model.clone().predict_one({"a": 1.0}) is None

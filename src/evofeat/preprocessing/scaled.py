@@ -74,9 +74,14 @@ def learner_spec(learner: OnlineLearner) -> str:
     >>> from evofeat.linear.pa import PA
     >>> learner_spec(PA(mode="pa-ii", C=0.5))
     'pa-ii(C=0.5)'
+    >>> learner_spec(OnlineScaled(PA(), method="quantile"))
+    'online-quantile+pa-i'
     """
-    from evofeat.registry import all_names, make, parameters
+    from evofeat.registry import SCALED, all_names, make, parameters
 
+    if isinstance(learner, OnlineScaled) and learner.window == 100:  # a name's default window
+        prefix = next(k for k, v in SCALED.items() if v == learner.method)
+        return f"{prefix}+{learner.get_params()['learner']}"
     mine = learner.get_params()
     for name in all_names("online"):
         made = make(name)
@@ -155,9 +160,10 @@ class OnlineScaled(OnlineLearner):
     ----------
     learner
         The online learner fed the scaled rows: a registry spec
-        (``"ftrl"``, ``"adagrad(lr=0.1)"``) or an unfitted learner, stored
-        as its spec (:func:`learner_spec`; its learned state, if any, is
-        not used: this wrapper starts it afresh).
+        (``"ftrl"``, ``"adagrad(lr=0.1)"``) or a learner, given as its spec
+        by :meth:`get_params` when it is registered (:func:`learner_spec`);
+        its learned state, if any, is not used: this wrapper starts a clone
+        afresh.
     method
         ``"zscore"`` or ``"quantile"``.
     window
@@ -195,8 +201,14 @@ class OnlineScaled(OnlineLearner):
 
     # ------------------------------------------------------------------ parameters
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor parameters, the learner as its spec (so model files can hold it)."""
-        spec = self.learner if isinstance(self.learner, str) else learner_spec(self.learner)
+        """The constructor parameters, the learner as its spec (so model files can hold it; a
+        learner that is not registered stays an object: it is copied, but not saved)."""
+        spec = self.learner
+        if not isinstance(spec, str):
+            try:
+                spec = learner_spec(spec)
+            except InputError:
+                pass
         return {"learner": spec, "method": self.method, "window": self.window}
 
     def _check_params(self) -> None:
@@ -242,7 +254,20 @@ class OnlineScaled(OnlineLearner):
     @property
     def task(self) -> str:  # type: ignore[override]
         """The wrapped learner's task."""
-        return self._inner().task
+        inner = self.__dict__.get("_inner_learner")  # read on every row by the dict path
+        return (inner if inner is not None else self._inner()).task
+
+    @property
+    def n_classes(self) -> int | None:
+        """The learner's number of classes (a multiclass learner's; 0 for the others)."""
+        return getattr(self._inner(), "n_classes", 0)  # type: ignore[no-any-return]
+
+    @n_classes.setter
+    def n_classes(self, value: int | None) -> None:
+        """Set the learner's ``n_classes`` (in its spec, so copies and model files keep it)."""
+        inner = self._inner().clone(n_classes=value)
+        self.learner = learner_spec(inner)
+        self.__dict__.pop("_inner_learner", None)
 
     @property
     def per_feature(self) -> tuple[str, ...]:  # type: ignore[override]
