@@ -376,7 +376,10 @@ select=false runs no selector (the classifiers see every feature).
 
 @main.command(help=_RUN_HELP)
 @click.option(
-    "--learner", required=True, help="Learner name, e.g. pa-i, stsd-i, ofs, fesl-s, opid, ceofs."
+    "--learner",
+    default="auto",
+    show_default=True,
+    help="Learner name, e.g. auto, pa-i, stsd-i, ofs, fesl-s, opid, ceofs.",
 )
 @click.option(
     "--param", "params", multiple=True, metavar="K=V", help="Learner parameter (repeatable)."
@@ -1047,7 +1050,8 @@ def _draw_curves(
 @click.option(
     "--learners",
     "names",
-    required=True,
+    default="auto,ftrl",
+    show_default=True,
     help="Two or more learners, comma-separated, e.g. pa-i,stsd-i,ofs (all of one kind).",
 )
 @click.option(
