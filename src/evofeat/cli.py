@@ -289,7 +289,9 @@ _DATA_OPTIONS = _options(
         "--preprocess",
         default="none",
         show_default=True,
-        help="none, zscore, unit-norm, minmax (or a registered name).",
+        help="none, zscore, unit-norm, minmax (or a registered name): over the whole file, so "
+        "they look ahead in the stream; or online-zscore, online-quantile: learned by the "
+        "online learner from the rows seen so far (the learner L runs as online-zscore+L).",
     ),
     click.option(
         "--label-column",
@@ -643,6 +645,7 @@ def _run(
     finishes, in memory independent of the number of repeats. ``reading`` holds the options
     for reading a user's file (``task``, ``zero_based``; :func:`_reading`). Ctrl-C after at least one repeat
     of the tally finished raises :class:`_Interrupted` with the summary of those repeats."""
+    from evofeat.datasets.preprocessing import split_online
     from evofeat.evaluate import repeat
     from evofeat.evaluate.batch import check_scenario
     from evofeat.evaluate.repeat import RepeatTally, scenario_params_used
@@ -652,6 +655,7 @@ def _run(
     lp = _parse_params(params, "--param")
     sp_ = _parse_params(scenario_params, "--scenario-param")
     learner = _learner_name(learner, scenario)
+    learner, preprocess = split_online(learner, preprocess)  # an online step: the learner's
     kind = kind_of(learner)
     proto = None
     if protocol:  # a paper's settings, the flags given on top

@@ -2,6 +2,9 @@
 
 Each module named here exposes a dict ``LEARNERS`` (or ``SELECTORS``) from
 name to a factory; the factories are imported only when a name is used.
+``"online-zscore+NAME"`` and ``"online-quantile+NAME"`` name the online
+learner NAME behind online scaling (:class:`evofeat.preprocessing.OnlineScaled`,
+keys of :data:`SCALED`), with NAME's parameters.
 """
 
 from __future__ import annotations
@@ -65,6 +68,31 @@ SELECTORS: dict[str, str] = {
 }
 
 
+#: online scaling in front of an online learner, as a name prefix ("online-zscore+ftrl"): its method.
+SCALED: dict[str, str] = {"online-zscore": "zscore", "online-quantile": "quantile"}
+
+
+def _scaled(key: str) -> tuple[str | None, str]:
+    """``(prefix, learner)`` of ``"online-zscore+ftrl"``; ``(None, key)`` for a plain name."""
+    head, plus, rest = key.partition("+")
+    return (head.strip(), rest.strip()) if plus and head.strip() in SCALED else (None, key)
+
+
+class _ScaledFactory:
+    """Builds ``OnlineScaled(spec, method)``; its ``func`` and ``keywords`` are the learner's."""
+
+    def __init__(self, prefix: str, name: str, factory: Any) -> None:
+        self.prefix, self.name, self.factory = prefix, name, factory
+        self.func = getattr(factory, "func", factory)
+        self.keywords = getattr(factory, "keywords", None)
+
+    def __call__(self, **params: Any) -> Any:
+        from evofeat.preprocessing import OnlineScaled
+
+        args = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        return OnlineScaled(f"{self.name}({args})" if args else self.name, SCALED[self.prefix])
+
+
 _TABLES: dict[str, dict[str, str]] = {"online": ONLINE, "onepass": ONEPASS, "selector": SELECTORS}
 _KIND_WORDS = {"online": "online learner", "onepass": "one-pass estimator", "selector": "selector"}
 
@@ -95,6 +123,11 @@ def canonical(name: str, kind: str | None = None) -> str:
     """
     key = str(name).strip().lower()
     fix = "`evofeat learners` lists every learner with its kind, task and parameters"
+    prefix, base = _scaled(key)
+    if prefix is not None:  # scaling in front of an online learner
+        if kind not in (None, "online"):
+            raise InputError(f"{key} is an online learner, not a {_KIND_WORDS[kind]}", fix=fix)
+        return f"{prefix}+{canonical(base, 'online')}"
     names = all_names(kind)
     if key in names:
         return key
@@ -134,13 +167,16 @@ def kind_of(name: str) -> str:
     ...
     evofeat.base.errors.InputError: unknown learner 'stsd-j' (did you mean stsd-i, stsd or stsd-ii?); fix: `evofeat learners` lists every learner with its kind, task and parameters
     """
-    key = canonical(name)
+    key = _scaled(canonical(name))[1]
     return next(kind for kind, table in _TABLES.items() if key in table)
 
 
 def _factory(name: str) -> tuple[str, Any]:
     """The kind and the factory registered as ``name`` (its module imported now)."""
     key = canonical(name)
+    prefix, base = _scaled(key)
+    if prefix is not None:
+        return "online", _ScaledFactory(prefix, base, _factory(base)[1])
     kind = kind_of(key)
     try:
         module = importlib.import_module(_TABLES[kind][key])
