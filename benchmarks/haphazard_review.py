@@ -731,15 +731,20 @@ def render(out: Path) -> None:
         "",
         "## Rows/s (CPU time of the calling thread; median over p and runs, package streams)",
         "",
-        "| data set | " + " | ".join(methods) + " |",
-        "|---" * (1 + len(methods)) + "|",
+        "| data set | " + " | ".join(methods) + " | slowest evofeat / fastest peer |",
+        "|---" * (2 + len(methods)) + "|",
     ]
     for d in DATASETS:
-        vals = []
+        vals, speed = [], {}
         for m in methods:
             rs = [r for p in PROBS for r in runs.get(("package", d, p, m), [])]
-            vals.append(f"{np.median([r['rows_per_s'] for r in rs]):,.0f}" if rs else "-")
-        if any(v != "-" for v in vals):
+            if rs:
+                speed[m] = float(np.median([r["rows_per_s"] for r in rs]))
+            vals.append(f"{speed[m]:,.0f}" if m in speed else "-")
+        ours = [speed[m] for m in labels if m in speed]
+        theirs = [speed[m] for m in peers if m in speed]
+        vals.append(f"{min(ours) / max(theirs):,.1f}x" if ours and theirs else "-")
+        if speed:
             lines.append(f"| {d} | " + " | ".join(vals) + " |")
     lines += [
         "",
