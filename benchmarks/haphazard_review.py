@@ -19,10 +19,11 @@ own code with seed 2023, so the masks differ from the package's) is shown beside
     python benchmarks/haphazard_review.py --datasets wdbc --p 0.5    # one cell
     python benchmarks/haphazard_review.py --render                   # the report from the JSONL
 
-Every finished (data set, p, method, run) is appended to
+Every finished (streams, data set, p, method, run) is appended to
 ``results/haphazard_review.jsonl`` as soon as it is done, so a killed run loses
 nothing finished and a rerun skips what is there. Peers run seed by seed (all cells
-with seed 0 first), so a partial run still covers every cell. ``--fresh`` starts over.
+with seed 0 first), the fast ones first, so a partial run still covers every cell with
+them. ``--fresh`` starts over.
 """
 
 from __future__ import annotations
@@ -408,17 +409,20 @@ def run(args: argparse.Namespace) -> None:
             print(
                 f"{st:7s} {d:11s} p={p} {label:10s} BA {rec['balanced_accuracy']:.2f}", flush=True
             )
+    # Peers seed by seed, and within a seed the fast ones first over every cell (OLVF, then
+    # OCDS, OVFM, DynFo): a run stopped early still has each finished peer on every cell.
     for seed in range(args.runs):
-        for st, d, p in cells:
-            ds = None
-            for peer in args.peers if st == "package" else args.review_peers:
+        for peer in PEERS:
+            for st, d, p in cells:
+                if peer not in (args.peers if st == "package" else args.review_peers):
+                    continue
                 if d not in SMALL and peer not in LARGE_PEERS:
                     continue
                 if peer == "olvf" and seed > 0:  # deterministic: one run (as the review)
                     continue
                 if (st, d, p, peer, seed) in done:
                     continue
-                ds = ds or load(d, p, st, replace_with=0.0)
+                ds = load(d, p, st, replace_with=0.0)
                 prm = peer_params(peer, d, ds.n_samples, ds.n_features)
                 rec = run_peer(peer, ds, prm, seed)
                 _append(path, {"streams": st, "dataset": d, "p": p, "method": peer, "run": seed,
@@ -501,11 +505,14 @@ def _accuracy_tables(
         lines += [
             f"### p = {p}",
             "",
-            "| data set | published best | published OLVF | "
-            + " | ".join(f"evofeat `{lbl}`" for lbl in labels)
-            + " | "
-            + " | ".join(f"{q.upper()} here" for q in peers)
-            + " | best evofeat - published best |",
+            "| "
+            + " | ".join(
+                ["data set", "published best", "published OLVF"]
+                + [f"evofeat `{lbl}`" for lbl in labels]
+                + [f"{q.upper()} here" for q in peers]
+                + ["best evofeat - published best"]
+            )
+            + " |",
             "|---" * (4 + len(labels) + len(peers)) + "|",
         ]
         for d in DATASETS:
