@@ -58,7 +58,7 @@ def test_every_stsd_cell_outside_has_a_tested_explanation() -> None:
     for r in rows:
         eid = explain("stsd", r)
         assert eid in EXPLANATIONS["stsd"], (r, eid)
-        assert EXPLANATIONS["stsd"][eid].status == "tested", (r, eid)
+        assert EXPLANATIONS["stsd"][eid].status in ("explained", "does not reproduce"), (r, eid)
 
 
 def test_the_rand_cells_get_their_ids() -> None:
