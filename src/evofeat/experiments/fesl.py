@@ -26,6 +26,7 @@ import pandas as pd
 
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
+from evofeat.experiments.cell import command as cell_command
 from evofeat.experiments.finish import missing_data
 from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
 from evofeat.report import markdown_table, published
@@ -268,16 +269,26 @@ def _comparison(results: pd.DataFrame) -> list[Row]:
     view, rows = View(results, spec=PAPER), []
     for pub in _published():
         v, c = view.values(*_lookup(pub)), view.chosen.get((pub.table, _ours(pub)))
-        cmd = v.size and pub.table == "table2" and c is not None
-        lr = {"lr": 1.0 / c} if c is not None else {}
         row = Row("fesl", "table2", pub.dataset, pub.label, "" if c is None else f"c={c:g}",
                   pub.mean, pub.std, float(v.mean()) if v.size else np.nan,
                   float(v.std(ddof=1)) if v.size > 1 else np.nan,
-                  command=protocols.command("fesl", pub.dataset, pub.method, v.size,
-                                            params=lr) if cmd else "")  # fmt: skip
+                  command=_row_command(pub, c, v.size) if v.size and c is not None else "")  # fmt: skip
         row.explanation_id = explain("fesl", row)
         rows.append(row)
     return rows
+
+
+def _row_command(pub: Published, c: Any, repeats: int) -> str:
+    """A row's command: ``evofeat run --protocol fesl`` (synthetic), the one-cell command (Reuters).
+
+    >>> pub = Published("reuters", "r.EN-FR", "nogd", "NOGD", {}, 0.902, 0.004, ".902.004")
+    >>> _row_command(pub, 10, 3)
+    'python -m evofeat.experiments.cell fesl reuters reuters-1-2 nogd c=10 overlap=50 --repeats 3'
+    """
+    if pub.table == "table2":
+        return protocols.command("fesl", pub.dataset, pub.method, repeats, params={"lr": 1.0 / c})
+    params = {"c": c, "overlap": REUTERS_OVERLAP}
+    return cell_command("fesl", "reuters", _ours(pub), pub.method, params, repeats)
 
 
 def _pair_specs() -> list[PairSpec]:

@@ -26,6 +26,7 @@ import numpy as np
 
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
+from evofeat.experiments.cell import command as cell_command
 from evofeat.experiments.spec import Extra, Grid, PairSpec, PaperSpec, Published, Variant
 from evofeat.report import markdown_table, published
 from evofeat.report.paper import Adaptive, Curves, Figure, Line, Table, View, summary
@@ -214,8 +215,11 @@ def _command(pub: Published, v: Variant, repeats: int, **draw: str) -> str:
     from evofeat.datasets.registry import names
 
     ds = OURS.get(pub.dataset, pub.dataset)
-    if "fraction" in pub.setting:
-        return "(batch selection: no run)"  # Table 5 / 6: select, then classify; not one run
+    if "fraction" in pub.setting:  # Table 5 / 6: select, then classify; the one-cell command
+        if ds not in names():
+            return ""
+        d, m, p, metric = _lookup(pub, v.name)
+        return cell_command("ofs", pub.table, d, m, p, repeats, metric)
     if ds not in names():
         return ""
     learner = "ofs" if pub.method == "ogd" else pub.method
