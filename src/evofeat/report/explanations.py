@@ -188,11 +188,14 @@ EXPLANATIONS: dict[str, dict[str, Explanation]] = {
         ),
         "fesl-dna-rows": _E(
             "fesl-dna-rows",
-            "Open: ours runs DNA on 3,186 rows, the paper's Table 1 gives 940. The row count is "
-            "a cause not tested here (an audit saw about half of the gap go on 940 rows, "
-            ".83 to .74-.76 against the paper's .61-.69; not yet a committed experiment).",
-            "none yet (rerun Table 2's DNA cells on the paper's 940 rows)",
-            "open",
+            "Does not reproduce. Ours runs DNA on 3,186 rows, the paper's Table 1 gives 940 "
+            "(which ones is not stated). On 10 random draws of 940 rows FESL-c and FESL-s fall "
+            "from .83 to .76-.77, about 40 % of the gap, but stay +3.2σ to +3.9σ above the paper "
+            "at every c of its search; NOGD stays +12σ (fesl-majority). Remaining candidates: "
+            "which 940 rows the paper kept, and its preprocessing.",
+            "benchmarks/investigations/fesl_dna_rows.py (940 random rows, 10 draws, every c)",
+            "does not reproduce",
+            "docs/reports/investigations/fesl_dna_rows.md",
         ),
         "fesl-majority": _E(
             "fesl-majority",
