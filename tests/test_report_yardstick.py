@@ -71,12 +71,12 @@ def test_the_majority_rule_covers_only_the_nogd_cells_it_fits(dataset: str, want
 def test_opids_estage_explanation_stops_at_the_n_i_it_was_tested_on() -> None:
     at = {
         n: Row("opid", "table2", "DNA", "OPID", f"n_i={n}", 0.93, 0.02, 0.8, 0.05)
-        for n in (60, 120)
+        for n in (60, 120, 300)
     }
     for r in at.values():
         r.explanation_id = explain("opid", r)
-    assert at[60].status == "does not reproduce"
-    assert at[120].status == "open"
+    assert at[60].status == at[120].status == "does not reproduce"
+    assert at[300].status == "open"  # not investigated there: no borrowed verdict
 
 
 def test_a_declared_settings_cell_and_an_unexplained_gap_get_their_own_words() -> None:

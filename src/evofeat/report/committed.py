@@ -146,6 +146,7 @@ def refresh(paper: str, folder: Path, signed: bool = False) -> Path:
         f"\nBy status, the {sum(n.values())} published cells (see *Every published cell* for "
         "each cell's reason): " + "; ".join(f"{s}: {k}" for s, k in n.items()) + ".\n"
     )
+    head = re.sub(r"\nBy status, the \d+ published cells[^\n]*\n", "", head)  # refreshed before
     head = re.sub(
         r"(- \*\*Table 2\*\*, ours: )\d+ of (\d+) within 1σ, \d+ within 2σ, \d+ further\.\n",
         lambda m: (
