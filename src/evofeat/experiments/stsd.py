@@ -221,17 +221,16 @@ def _schedule_counts(rows: list[list[Any]]) -> tuple[int, int, int]:
 
 
 def _summary(view: View) -> str:
-    text = summary(PAPER, view)
-    rows = _schedule_rows(view)
+    rows, extra = _schedule_rows(view), ""
     if rows:
         closer, n4, n10 = _schedule_counts(rows)
-        text += (
+        extra = (
             f"- **The original code on 4 stages for every algorithm** (as on german) is closer to "
             f"the paper than the drivers' 10 stages in {closer} of {len(rows)} cells of the other "
             f"data sets ({n4} within 1σ against {n10}): the published numbers were most likely "
             "made on 4 stages.\n"
         )
-    return text
+    return summary(PAPER, view, extra)
 
 
 def _schedule(view: View) -> str:

@@ -679,12 +679,14 @@ def judges_exact(spec: Any, view: View) -> bool:
     return bool(spec.exact) and want.isdigit() and view.n >= int(want)
 
 
-def summary(spec: PaperSpec, view: View) -> str:
+def summary(spec: PaperSpec, view: View, extra: str = "") -> str:
     """Per declared :class:`Table`, how many cells each variant brings within 1σ and 2σ.
 
     The paper's own settings come first; a variant whose setting was chosen
-    after seeing the scored runs says so. The status counts of the
-    published cells follow (:func:`evofeat.report.compare.status_counts`).
+    after seeing the scored runs says so. ``extra`` (Markdown bullets) is
+    added to the list; the status counts of the published cells follow
+    (:func:`evofeat.report.compare.status_counts`), after what the paper's
+    stated settings reproduce when the main variant is another.
     """
     from evofeat.report.compare import YARDSTICK, status_counts
     from evofeat.report.explanations import EXPLANATIONS
@@ -706,10 +708,13 @@ def summary(spec: PaperSpec, view: View) -> str:
             for v in _variants(spec, t)
         )
         lines.append(f"- **{t.title.split(':')[0].split(' (')[0]}**, {each}.")
+    lines += [extra.rstrip("\n")] if extra else []
     rows = spec.comparison(view.results) if hasattr(spec, "comparison") else []
     if rows:
         n = status_counts(rows, EXPLANATIONS.get(spec.explain or spec.name, {}))
         main = spec.variant()
+        if getattr(main, "within", "reproduces") != "reproduces":
+            lines.append("\n" + _paper_settings(spec, view))
         lines.append(
             f"\nBy status, the {sum(n.values())} published cells in {_label(main)} (see *Every "
             "published cell* for each cell's reason): "
@@ -717,6 +722,25 @@ def summary(spec: PaperSpec, view: View) -> str:
             + "."
         )
     return "## Summary\n\n" + "\n".join(lines) + "\n"
+
+
+def _paper_settings(spec: PaperSpec, view: View) -> str:
+    """How many published cells *reproduce* with the paper's stated settings (its first variant)."""
+    paper = next((v for v in spec.variants if v.within == "reproduces"), None)
+    if paper is None:
+        return "No variant runs the paper's stated settings: no cell can *reproduce*."
+    got = [
+        v[paper.name]
+        for t in (s for s in spec.sections if isinstance(s, Table))
+        for v in table_rows(spec, view, t)[1]
+        if paper.name in v and v[paper.name] != "–"
+    ]
+    ok = sum(x in ("exact", "within 1σ", "within 2σ") for x in got)
+    return (
+        f"With the paper's stated settings ({paper.label}), {ok} of {len(got)} published cells "
+        "*reproduce* (within 2σ); the counts below are for the main variant, whose cells within "
+        "2σ reproduce only with its declared setting."
+    )
 
 
 def _label(variant: Any) -> str:
