@@ -87,3 +87,23 @@ def test_a_declared_settings_cell_and_an_unexplained_gap_get_their_own_words() -
     gap = Row("x", "t", "d", "m", "", 10.0, 1.0, 15.0, 1.0, "e")
     assert cell_status(gap, {}) == "open"
     assert cell_status(gap, {"e": Explanation("e", "why", "run", "explained")}) == "explained"
+
+
+def test_the_readmes_counts_are_the_committed_comparison_files() -> None:
+    """README's status table is counted from the four committed comparison.csv files."""
+    import csv
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    order = STATUSES[:6]
+    for paper in ("stsd", "ofs", "fesl", "opid"):
+        with (root / "docs" / "reports" / paper / "comparison.csv").open(encoding="utf-8") as fh:
+            rows = [r for r in csv.DictReader(fh) if not r["variant"]]
+        run = [r for r in rows if r["verdict"] != "not run"]
+        within = sum(r["verdict"] in ("within 1σ", "within 2σ") for r in run)
+        counts = [sum(r["status"] == s for r in rows) for s in order]
+        line = f"| {paper.upper()} | {len(rows)} | {len(run)} | {within} | " + " | ".join(
+            map(str, counts)
+        )
+        assert line + " |" in readme, line
