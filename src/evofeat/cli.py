@@ -289,7 +289,9 @@ _DATA_OPTIONS = _options(
         "--preprocess",
         default="none",
         show_default=True,
-        help="none, zscore, unit-norm, minmax (or a registered name).",
+        help="none, zscore, unit-norm, minmax (or a registered name): over the whole file, so "
+        "they look ahead in the stream; or online-zscore, online-quantile: learned by the "
+        "online learner from the rows seen so far (the learner L runs as online-zscore+L).",
     ),
     click.option(
         "--label-column",
@@ -374,7 +376,10 @@ select=false runs no selector (the classifiers see every feature).
 
 @main.command(help=_RUN_HELP)
 @click.option(
-    "--learner", required=True, help="Learner name, e.g. pa-i, stsd-i, ofs, fesl-s, opid, ceofs."
+    "--learner",
+    default="auto",
+    show_default=True,
+    help="Learner name, e.g. auto, pa-i, stsd-i, ofs, fesl-s, opid, ceofs.",
 )
 @click.option(
     "--param", "params", multiple=True, metavar="K=V", help="Learner parameter (repeatable)."
@@ -499,7 +504,8 @@ def _fmt_stat(stat: dict[str, Any] | None, digits: int) -> str:
 
 def _print_text(summary: dict[str, Any]) -> None:
     n = summary["repeats"]
-    streamed = ", streamed from disk" if summary.get("streamed") else ""
+    source = "standard input" if summary["dataset"] == "-" else "disk"
+    streamed = f", streamed from {source}" if summary.get("streamed") else ""
     every = (summary.get("scenario_params") or {}).get("select") is False  # no selector ran
     click.echo(
         f"{'every feature (no selector)' if every else summary['learner']} on "
@@ -643,6 +649,7 @@ def _run(
     finishes, in memory independent of the number of repeats. ``reading`` holds the options
     for reading a user's file (``task``, ``zero_based``; :func:`_reading`). Ctrl-C after at least one repeat
     of the tally finished raises :class:`_Interrupted` with the summary of those repeats."""
+    from evofeat.datasets.preprocessing import split_online
     from evofeat.evaluate import repeat
     from evofeat.evaluate.batch import check_scenario
     from evofeat.evaluate.repeat import RepeatTally, scenario_params_used
@@ -652,6 +659,7 @@ def _run(
     lp = _parse_params(params, "--param")
     sp_ = _parse_params(scenario_params, "--scenario-param")
     learner = _learner_name(learner, scenario)
+    learner, preprocess = split_online(learner, preprocess)  # an online step: the learner's
     kind = kind_of(learner)
     proto = None
     if protocol:  # a paper's settings, the flags given on top
@@ -1043,7 +1051,8 @@ def _draw_curves(
 @click.option(
     "--learners",
     "names",
-    required=True,
+    default="auto,ftrl",
+    show_default=True,
     help="Two or more learners, comma-separated, e.g. pa-i,stsd-i,ofs (all of one kind).",
 )
 @click.option(

@@ -2,6 +2,9 @@
 
 Each module named here exposes a dict ``LEARNERS`` (or ``SELECTORS``) from
 name to a factory; the factories are imported only when a name is used.
+``"online-zscore+NAME"`` and ``"online-quantile+NAME"`` name the online
+learner NAME behind online scaling (:class:`evofeat.preprocessing.OnlineScaled`,
+keys of :data:`SCALED`), with NAME's parameters.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ __all__ = [
 
 #: online learners (the prequential loop): name -> module with ``LEARNERS``.
 ONLINE: dict[str, str] = {
+    "auto": "evofeat.ensemble.auto",
     "perceptron": "evofeat.linear.perceptron",
     "pa": "evofeat.linear.pa",
     "pa-i": "evofeat.linear.pa",
@@ -40,7 +44,7 @@ ONLINE: dict[str, str] = {
     "pe-trun": "evofeat.linear.ofs",
     "rand": "evofeat.linear.ofs",
     "ofs-p": "evofeat.linear.ofs",
-    "ogd": "evofeat.ensemble.fesl",
+    "ogd": "evofeat.linear.ogd",
     "fesl-c": "evofeat.ensemble.fesl",
     "fesl-s": "evofeat.ensemble.fesl",
     "nogd": "evofeat.ensemble.fesl",
@@ -52,7 +56,7 @@ ONLINE: dict[str, str] = {
     "stsd-multiclass": "evofeat.linear.stsd_multiclass",
     "pa-multiclass": "evofeat.linear.stsd_multiclass",
     "stsd-regressor": "evofeat.linear.stsd_regression",
-    "pa-regressor": "evofeat.linear.stsd_regression",
+    "pa-regressor": "evofeat.linear.pa_regression",
 }
 #: one-pass incremental/decremental estimators (the incdec scenario).
 ONEPASS: dict[str, str] = {
@@ -63,6 +67,31 @@ SELECTORS: dict[str, str] = {
     name: "evofeat.selection"
     for name in ("ceofs", "cofs", "alpha-investing", "osfs", "fast-osfs", "saola")
 }
+
+
+#: online scaling in front of an online learner, as a name prefix ("online-zscore+ftrl"): its method.
+SCALED: dict[str, str] = {"online-zscore": "zscore", "online-quantile": "quantile"}
+
+
+def _scaled(key: str) -> tuple[str | None, str]:
+    """``(prefix, learner)`` of ``"online-zscore+ftrl"``; ``(None, key)`` for a plain name."""
+    head, plus, rest = key.partition("+")
+    return (head.strip(), rest.strip()) if plus and head.strip() in SCALED else (None, key)
+
+
+class _ScaledFactory:
+    """Builds ``OnlineScaled(spec, method)``; its ``func`` and ``keywords`` are the learner's."""
+
+    def __init__(self, prefix: str, name: str, factory: Any) -> None:
+        self.prefix, self.name, self.factory = prefix, name, factory
+        self.func = getattr(factory, "func", factory)
+        self.keywords = getattr(factory, "keywords", None)
+
+    def __call__(self, **params: Any) -> Any:
+        from evofeat.preprocessing import OnlineScaled
+
+        args = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        return OnlineScaled(f"{self.name}({args})" if args else self.name, SCALED[self.prefix])
 
 
 _TABLES: dict[str, dict[str, str]] = {"online": ONLINE, "onepass": ONEPASS, "selector": SELECTORS}
@@ -95,6 +124,11 @@ def canonical(name: str, kind: str | None = None) -> str:
     """
     key = str(name).strip().lower()
     fix = "`evofeat learners` lists every learner with its kind, task and parameters"
+    prefix, base = _scaled(key)
+    if prefix is not None:  # scaling in front of an online learner
+        if kind not in (None, "online"):
+            raise InputError(f"{key} is an online learner, not a {_KIND_WORDS[kind]}", fix=fix)
+        return f"{prefix}+{canonical(base, 'online')}"
     names = all_names(kind)
     if key in names:
         return key
@@ -134,13 +168,16 @@ def kind_of(name: str) -> str:
     ...
     evofeat.base.errors.InputError: unknown learner 'stsd-j' (did you mean stsd-i, stsd or stsd-ii?); fix: `evofeat learners` lists every learner with its kind, task and parameters
     """
-    key = canonical(name)
+    key = _scaled(canonical(name))[1]
     return next(kind for kind, table in _TABLES.items() if key in table)
 
 
 def _factory(name: str) -> tuple[str, Any]:
     """The kind and the factory registered as ``name`` (its module imported now)."""
     key = canonical(name)
+    prefix, base = _scaled(key)
+    if prefix is not None:
+        return "online", _ScaledFactory(prefix, base, _factory(base)[1])
     kind = kind_of(key)
     try:
         module = importlib.import_module(_TABLES[kind][key])
@@ -180,10 +217,29 @@ def describe(name: str) -> dict[str, Any]:
     """
     key = canonical(name)
     kind, factory = _factory(key)
-    task = getattr(factory(), "task", None) or "classification"
+    obj = factory()
+    task = getattr(obj, "task", None) or "classification"
     if not isinstance(task, str):
         task = "classification"
-    return {"name": key, "kind": kind, "task": task, "params": parameters(key)}
+    return {"name": key, "kind": kind, "task": task, "params": _applicable(obj, parameters(key))}
+
+
+def _applicable(obj: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` less those the defaults do not read (a learner's ``param_applies``:
+    name -> (the parameter that decides, the values under which it is read)).
+
+    >>> class L:
+    ...     base = "ogd"
+    ...     param_applies = {"beta": ("base", ("ftrl",))}
+    >>> _applicable(L(), {"base": "ogd", "beta": 1.0})
+    {'base': 'ogd'}
+    """
+    rules = getattr(obj, "param_applies", {})
+    return {
+        k: v
+        for k, v in params.items()
+        if k not in rules or getattr(obj, rules[k][0], None) in rules[k][1]
+    }
 
 
 def make(name: str, **params: Any) -> Any:

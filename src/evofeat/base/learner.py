@@ -420,9 +420,9 @@ class OnlineLearner:
             what = f"its loss is {loss}"
         warnings.warn(
             f"{self!r} diverged by row {row}: {what} (finite weights stay below {DIVERGED:g}); "
-            "lower its step size (lr, C, alpha) or scale the features (e.g. standardise them: "
-            "--preprocess zscore, evofeat.datasets.load(..., preprocess='zscore'), or River's "
-            "StandardScaler before it)",
+            "lower its step size (lr, C, alpha) or scale the features (e.g. standardise them "
+            "from the rows seen so far: --preprocess online-zscore, "
+            "evofeat.preprocessing.OnlineScaled(learner), or River's StandardScaler before it)",
             RuntimeWarning,
             stacklevel=_caller_level(),
         )

@@ -2,19 +2,35 @@
 
 Every preprocessor takes a feature matrix and returns a new float64 one (the
 input is never changed in place). Statistics are computed over all the rows
-given, as the papers' offline scripts do; in a streaming evaluation that
-uses information from the future, which is why nothing is applied unless
-asked for by name. NaN marks an absent value and stays NaN; statistics
-ignore it.
+given, as the papers' offline scripts do: **they look ahead** (the first row
+is scaled with statistics of the last), so a streaming evaluation that uses
+them is told the future, which is why nothing is applied unless asked for by
+name. NaN marks an absent value and stays NaN; statistics ignore it; no
+preprocessor drops a row (rows holding a missing value are dropped, or not,
+by the loader's ``missing`` policy, before any preprocessing).
+
+Online preprocessing, learned from the rows seen so far only, is not applied
+to the matrix but by the learner, in the order it sees the rows
+(:data:`ONLINE_PREPROCESSORS`, :func:`split_online`):
+
+``"online-zscore"``
+    Running per-feature z-scores (River's ``StandardScaler`` rule): the
+    learner ``L`` runs as ``"online-zscore+L"``
+    (:class:`evofeat.preprocessing.OnlineScaled`).
+``"online-quantile"``
+    Running per-feature normal scores of the value's rank in a window of
+    recent values (OVFM's marginal step): ``"online-quantile+L"``.
 
 Built in:
 
 ``"none"``
     The matrix unchanged.
 ``"zscore"``
-    Per column ``(x - mean) / std`` with the **population** standard
+    Per column ``(x - mean) / std`` over the whole matrix (it looks ahead:
+    ``"online-zscore"`` does not) with the **population** standard
     deviation (``ddof=0``, as scikit-learn's StandardScaler; MATLAB's
-    ``zscore`` uses ``ddof=1``). Constant columns become 0. Dense only.
+    ``zscore`` uses ``ddof=1``). Constant columns become 0; absent values
+    (NaN) stay absent, and their rows are kept. Dense only.
 ``"unit-norm"``
     Each row scaled to unit L2 norm; zero rows stay zero; sparse stays sparse.
 ``"minmax"``
@@ -40,11 +56,13 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "ONLINE_PREPROCESSORS",
     "PREPROCESSORS",
     "Preprocessor",
     "check_preprocess",
     "preprocess",
     "register_preprocessor",
+    "split_online",
     "stsd_original_preprocessing",
 ]
 
@@ -159,6 +177,11 @@ PREPROCESSORS: dict[str, Preprocessor] = {
 }
 
 
+#: The online preprocessing steps (learned from the rows seen so far, by the learner): each is the
+#: name prefix of the scaled learner in :mod:`evofeat.registry` (``"online-zscore+ftrl"``).
+ONLINE_PREPROCESSORS: tuple[str, ...] = ("online-zscore", "online-quantile")
+
+
 def _steps(name: str) -> list[str]:
     """The steps of a chain: ``"zscore,unit-norm"`` (or ``+``) -> ``["zscore", "unit-norm"]``."""
     return (
@@ -180,6 +203,13 @@ def check_preprocess(name: str) -> list[str]:
     """
     steps = _steps(name) if isinstance(name, str) else [name]
     for step in steps:
+        if step in ONLINE_PREPROCESSORS:
+            raise ValueError(
+                f"{step!r} is learned by the learner from the rows it has seen, not applied to the "
+                f"whole matrix; load with preprocess='none' and run the learner L as "
+                f"'{step}+L' (evofeat.preprocessing.OnlineScaled), or pass --preprocess {step} "
+                "to evofeat run / compare."
+            )
         if not isinstance(step, str) or step not in PREPROCESSORS:
             where = f" in {name!r}" if len(steps) > 1 else ""
             raise ValueError(
@@ -188,6 +218,32 @@ def check_preprocess(name: str) -> list[str]:
                 "add one with evofeat.datasets.register_preprocessor(name, fn)."
             )
     return steps
+
+
+def split_online(learner: str, name: str) -> tuple[str, str]:
+    """``(learner, name)`` with the online step of the chain ``name`` moved into the learner's name.
+
+    An online step (:data:`ONLINE_PREPROCESSORS`) is learned by the learner
+    from the rows it has seen, so it must be the chain's last step; the
+    steps before it are applied to the whole matrix as usual.
+
+    >>> split_online("ftrl", "online-zscore")
+    ('online-zscore+ftrl', 'none')
+    >>> split_online("adagrad", "minmax,online-quantile")
+    ('online-quantile+adagrad', 'minmax')
+    >>> split_online("ftrl", "zscore")
+    ('ftrl', 'zscore')
+    """
+    steps = _steps(name) if isinstance(name, str) else [name]
+    online = [k for k, step in enumerate(steps) if step in ONLINE_PREPROCESSORS]
+    if not online:
+        return learner, name
+    if online != [len(steps) - 1]:
+        raise ValueError(
+            f"the online step of {name!r} must come once, last: the learner applies it to the "
+            "rows as it sees them, after the whole-matrix steps (e.g. minmax,online-zscore)."
+        )
+    return f"{steps[-1]}+{learner}", ",".join(steps[:-1]) or "none"
 
 
 def preprocess(X: Matrix, name: str) -> Matrix:

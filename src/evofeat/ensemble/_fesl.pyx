@@ -1,8 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""The compiled math of OGD and of FESL-c, FESL-s, NOGD, ROGD-u, ROGD-f.
+"""The compiled math of FESL-c, FESL-s, NOGD, ROGD-u, ROGD-f.
 
-See :mod:`evofeat.ensemble.ogd` and :mod:`evofeat.ensemble.fesl` for the
-algorithms, their parameters and their references; this module holds only
+See :mod:`evofeat.ensemble.fesl` for the algorithms, their parameters and their references; this module holds only
 the per-row arithmetic, in the operation order of the NumPy references.
 """
 
@@ -13,6 +12,7 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
 
 from evofeat._core.adaptive cimport adagrad_step, ftrl_step, ftrl_weight, nag_ratio, nag_rescaled
+from evofeat._core.bias cimport bias_add, bias_adagrad, bias_score, bias_sq
 from evofeat._core.core cimport Core
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
 from evofeat._core.rng cimport GOLDEN, peek_uniform
@@ -29,67 +29,6 @@ cdef double BIG = 2.0 ** 100
 cdef double SMALL = 2.0 ** -100
 #: a loss entering the ensemble weights is capped here; cumulative losses stay below 2 LCAP.
 cdef double LCAP = 2.0 ** 1000
-
-
-def loss_value(int kind, double f, double y):
-    """The loss of score ``f`` on label ``y``: logistic (``kind`` 0, stable) or square (1).
-
-    >>> loss_value(1, 0.5, 1.0), loss_value(0, 1e300, 1.0)
-    (0.25, 0.0)
-    """
-    return c_loss_value(kind, f, y)
-
-
-def loss_slope(int kind, double f, double y):
-    """The derivative of :func:`loss_value` in ``f``.
-
-    >>> loss_slope(1, 0.5, 1.0)
-    -1.0
-    """
-    return c_loss_slope(kind, f, y)
-
-
-cdef class OGDCore(Core):
-    """OGD: ``w``, the loss code ``loss_kind``, the step ``lr / sqrt(t)`` after ``t`` rounds.
-
-    With ``fit_intercept`` (1), the bias ``intercept`` is the weight of a
-    constant input 1 that every row has, stepped by ``intercept_lr /
-    sqrt(t)`` times the loss slope.
-    """
-
-    cdef public double[::1] w
-    cdef public int loss_kind
-    cdef public double lr
-    cdef public int64_t t
-    cdef public int fit_intercept
-    cdef public double intercept, intercept_lr
-
-    _fields = ("w", "loss_kind", "lr", "t", "fit_intercept", "intercept", "intercept_lr")
-
-    cdef inline double decision(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
-        cdef double s = safe_dot(&self.w[0], idx, val, n)
-        if self.fit_intercept:
-            s = saturate(s + self.intercept)
-        return s
-
-    cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
-                        double* label) noexcept:
-        cdef double s = self.decision(idx, val, n)
-        label[0] = label_of(self.loss_kind, s)
-        return s
-
-    cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
-                      double y, double score) noexcept:
-        self.t += 1
-        cdef double slope = c_loss_slope(self.loss_kind, self.decision(idx, val, n), y)
-        cdef double root = sqrt(<double> self.t)
-        safe_axpy(&self.w[0], -self.lr / root * slope, idx, val, n)
-        cdef double a
-        if self.fit_intercept:
-            a = -self.intercept_lr / root * slope
-            if fabs(a) <= MAX:  # a step that is not finite is skipped, as safe_axpy does
-                self.intercept = saturate(self.intercept + a)
-        return c_loss_value(self.loss_kind, score, y)
 
 
 cdef inline double entropy(double x) noexcept nogil:
@@ -350,16 +289,11 @@ cdef class FESLCore(Core):
 
     cdef double score_new(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
         """The current model's score: :meth:`dot_cur`, plus its bias with ``fit_intercept``."""
-        cdef double f = self.dot_cur(idx, val, n)
-        if self.fit_intercept:
-            f = saturate(f + self.intercept)
-        return f
+        return bias_score(self.fit_intercept, self.intercept, self.dot_cur(idx, val, n))
 
     cdef double score_old(self, double f) noexcept:
         """The old model's score from ``f = r_a . (X_new x) = w_old . psi(x)``: plus its bias with ``fit_intercept``."""
-        if self.fit_intercept:
-            f = saturate(f + self.intercept_old)
-        return f
+        return bias_score(self.fit_intercept, self.intercept_old, f)
 
     cdef double pending_bias(self) noexcept:
         """The bias of the next cycle's old model: ``a1 b_old + a2 b`` (that of the predictor now)."""
@@ -571,8 +505,8 @@ cdef class FESLCore(Core):
         if self.base == 0:
             a = -tau * slope
             self.step_new(a, idx, val, n)
-            if self.fit_intercept and fabs(a) <= MAX:  # the input 1: the same step
-                self.intercept = saturate(self.intercept + a)
+            if fabs(a) <= MAX:  # the input 1: the same step
+                bias_add(self.fit_intercept, &self.intercept, a)
             return
         if not fabs(slope) <= MAX:
             return
@@ -583,9 +517,7 @@ cdef class FESLCore(Core):
             return
         if self.fit_intercept:  # the input 1: the gradient is the slope, with the bias's own state
             if self.base == 1:
-                self.intercept = saturate(
-                    self.intercept + adagrad_step(&self.intercept_G, saturate(slope), self.lr,
-                                                  self.eps))
+                bias_adagrad(1, &self.intercept, &self.intercept_G, slope, self.lr, self.eps)
             else:  # FTRL's bias: no L1, no L2 (as FTRL's)
                 ftrl_step(&self.intercept_z, &self.intercept_G, self.intercept, saturate(slope),
                           self.lr)
@@ -642,8 +574,7 @@ cdef class FESLCore(Core):
             if self.s[j] > 0.0:
                 r = a / self.s[j]
                 nx += r * r
-        if self.fit_intercept:  # the input 1 of scale 1 adds 1 to N
-            nx += 1.0
+        nx = bias_sq(self.fit_intercept, nx)  # the input 1 of scale 1 adds 1 to N
         self.nag_t += 1.0
         self.nag_N = saturate(self.nag_N + nx)
         if not self.nag_N > 0.0:  # no value seen yet: every gradient is 0

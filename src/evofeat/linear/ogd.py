@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
-from evofeat.ensemble._fesl import OGDCore, loss_slope, loss_value
+from evofeat.base.state import StateSpec
 from evofeat.linear._intercept import InterceptMixin, check_intercept
+from evofeat.linear._ogd import OGDCore, loss_slope, loss_value
 from evofeat.linear._safe import MAX, dot_reference, saturate_reference
 
 __all__ = [
@@ -141,6 +142,9 @@ class OGD(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     evolvable streams. NIPS 2017, Eq. (1).
     """
 
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set.
+    _state_spec = StateSpec(fixed=("loss_kind", "lr", "fit_intercept", "intercept_lr"))
+
     def __init__(
         self,
         lr: float = 1.0,
@@ -230,3 +234,6 @@ def step_reference(w: np.ndarray, a: float, x: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         out: np.ndarray = saturate_reference(w + a * x)
     return out
+
+
+LEARNERS = {"ogd": OGD}

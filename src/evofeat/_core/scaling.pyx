@@ -1,0 +1,328 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Online per-feature scaling in front of any learner's core: running z-scores and normal scores.
+
+A :class:`ScaledCore` holds the core of another learner (``inner``) and its
+own per-feature statistics. The one prequential loop and the dict path call
+it as any :class:`~evofeat._core.core.Core`:
+
+``predict``
+    scales the row's present values with the statistics of the rows before
+    it and asks ``inner`` for the score;
+``learn``
+    hands ``inner`` the very row it predicted (scaled with the same, older
+    statistics: the score it learns from is that row's), then the
+    statistics take the row's raw values;
+``visible``
+    passes through.
+
+An absent feature is not in the row, so it is neither scaled nor counted: its
+statistics stay as they were, and a feature never seen starts with none.
+
+Two transforms (see :mod:`evofeat.preprocessing` for their parameters and
+error bounds):
+
+:class:`ZScoreCore`
+    Welford's running mean and variance per feature (``count``, ``mean``,
+    ``m2``); a value becomes ``(x - mean) / sd`` with the population standard
+    deviation ``sd = sqrt(m2 / count)``, or 0 while ``sd`` is 0 (no value or
+    one distinct value seen yet). O(1) per present feature.
+:class:`QuantileCore`
+    The last ``window`` values of each feature in a ring (``recent``, the count
+    ``seen``); a value's mid-rank among them, ``q = (#below + #equal / 2 +
+    1/2) / (n + 1)`` over the ``n = min(seen, window)`` values kept, becomes
+    the normal score ``Phi^-1(q)`` (0 for the first value). O(window) per
+    present feature.
+
+Each class is used through a subclass made for its inner core's type by
+:func:`scaled_type`, whose ``_fields`` are the scaler's own fields followed
+by the inner core's, prefixed ``learner__``; so growing, copies, pickles and
+model files see one flat state.
+"""
+
+from libc.math cimport fabs, log, sqrt
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, realloc
+from libc.string cimport memcmp, memcpy
+
+import numpy as np
+
+from evofeat._core.core cimport Core
+from evofeat._core.safe cimport saturate
+
+#: the prefix of the inner core's fields in a scaled core's flat state
+PREFIX = "learner__"
+
+
+cdef double normal_quantile(double p) noexcept nogil:
+    """``Phi^-1(p)`` for ``0 < p < 1``: Wichura's AS 241 (PPND16), relative error about 1e-16."""
+    cdef double q = p - 0.5, r, num, den
+    if fabs(q) <= 0.425:
+        r = 0.180625 - q * q
+        num = (((((((r * 2509.0809287301226727 + 33430.575583588128105) * r
+                    + 67265.770927008700853) * r + 45921.953931549871457) * r
+                  + 13731.693765509461125) * r + 1971.5909503065514427) * r
+                + 133.14166789178437745) * r + 3.387132872796366608)
+        den = (((((((r * 5226.495278852545925 + 28729.085735721942674) * r
+                    + 39307.89580009271061) * r + 21213.794301586595867) * r
+                  + 5394.1960214247511077) * r + 687.1870074920579083) * r
+                + 42.313330701600911252) * r + 1.0)
+        return q * num / den
+    r = p if q < 0.0 else 1.0 - p
+    r = sqrt(-log(r))
+    if r <= 5.0:
+        r -= 1.6
+        num = (((((((r * 7.7454501427834140764e-4 + 0.0227238449892691845833) * r
+                    + 0.24178072517745061177) * r + 1.27045825245236838258) * r
+                  + 3.64784832476320460504) * r + 5.7694972214606914055) * r
+                + 4.6303378461565452959) * r + 1.42343711074968357734)
+        den = (((((((r * 1.05075007164441684324e-9 + 5.475938084995344946e-4) * r
+                    + 0.0151986665636164571966) * r + 0.14810397642748007459) * r
+                  + 0.68976733498510000455) * r + 1.6763848301838038494) * r
+                + 2.05319162663775882187) * r + 1.0)
+    else:
+        r -= 5.0
+        num = (((((((r * 2.01033439929228813265e-7 + 2.71155556874348757815e-5) * r
+                    + 0.0012426609473880784386) * r + 0.026532189526576123093) * r
+                  + 0.29656057182850489123) * r + 1.7848265399172913358) * r
+                + 5.4637849111641143699) * r + 6.6579046435011037772)
+        den = (((((((r * 2.04426310338993978564e-15 + 1.4215117583164458887e-7) * r
+                    + 1.8463183175100546818e-5) * r + 7.868691311456132591e-4) * r
+                  + 0.0148753612908506148525) * r + 0.13692988092273580531) * r
+                + 0.59983220655588793769) * r + 1.0)
+    return -num / den if q < 0.0 else num / den
+
+
+def normal_score(double p):
+    """``Phi^-1(p)``, the standard normal quantile of ``0 < p < 1`` (as ``scipy.special.ndtri``).
+
+    >>> round(normal_score(0.975), 6), normal_score(0.5)
+    (1.959964, 0.0)
+    """
+    return normal_quantile(p)
+
+
+_TYPES = {}
+
+
+def scaled_type(base, inner_type):
+    """The subclass of ``base`` (:class:`ZScoreCore` or :class:`QuantileCore`) over cores of
+    ``inner_type``: its ``_fields`` are ``base``'s followed by the inner core's, prefixed
+    :data:`PREFIX` (made once per pair).
+
+    >>> from evofeat._core.core import Core
+    >>> scaled_type(ZScoreCore, Core)._fields
+    ('count', 'mean', 'm2')
+    """
+    key = (base, inner_type)
+    cls = _TYPES.get(key)
+    if cls is None:
+        cls = type(
+            f"{base.__name__}[{inner_type.__name__}]",
+            (base,),
+            {
+                "__slots__": (),
+                "__module__": __name__,
+                "_base": base,
+                "_inner_type": inner_type,
+                "_own_fields": base._fields,
+                "_fields": base._fields + tuple(PREFIX + f for f in inner_type._fields),
+            },
+        )
+        _TYPES[key] = cls
+    return cls
+
+
+def scaled_core(base, Core inner, **own):
+    """A ``base`` scaled core over the core ``inner`` (its own fields ``own``)."""
+    cls = scaled_type(base, type(inner))
+    fields = dict(own)
+    for name, value in inner._asdict().items():
+        fields[PREFIX + name] = value
+    return cls(**fields)
+
+
+def _rebuild_scaled(base, inner_type, fields):
+    return scaled_type(base, inner_type)(**fields)
+
+
+cdef class ScaledCore(Core):
+    """The scaling in front of a core ``inner`` (the base scales nothing: values pass through)."""
+
+    _fields = ()
+
+    def __init__(self, **fields):
+        cls = type(self)
+        inner_type = getattr(cls, "_inner_type", None)
+        if inner_type is None:
+            raise TypeError(f"build a {cls.__name__} with scaled_type({cls.__name__}, type(inner))")
+        own = cls._own_fields
+        stray = sorted(set(fields).difference(cls._fields)) + [n for n in own if n not in fields]
+        if stray:
+            raise TypeError(f"{cls.__name__} takes the fields {list(cls._fields)}; unknown or missing: {stray}")
+        cut = len(PREFIX)  # the inner core checks its own fields
+        self.inner = inner_type(**{n[cut:]: v for n, v in fields.items() if n.startswith(PREFIX)})
+        for name in own:  # a read-only array (unpickled from a memory map) is copied: it is written
+            value = fields[name]
+            setattr(self, name, value.copy() if isinstance(value, np.ndarray)
+                    and not value.flags.writeable else value)
+
+    def __getattr__(self, name):
+        if name.startswith(PREFIX) and self.inner is not None:
+            return getattr(self.inner, name[len(PREFIX):])
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def __reduce__(self):
+        cls = type(self)
+        return (_rebuild_scaled, (cls._base, cls._inner_type, self._asdict()))
+
+    def __dealloc__(self):
+        free(self.tcols)
+        free(self.traw)
+        free(self.tval)
+
+    cdef void transform(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                        double* out) noexcept:
+        memcpy(out, val, n * sizeof(double))
+
+    cdef void update(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
+        pass
+
+    cdef double* scaled(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
+        """The row's values scaled with the statistics as they are (NULL if no memory). The
+        last row scaled is kept (columns and raw values), so the row that ``learn`` gets right
+        after its ``predict`` is not scaled twice."""
+        if (self.tlen == n and n > 0 and memcmp(self.tcols, idx, n * sizeof(int64_t)) == 0
+                and memcmp(self.traw, val, n * sizeof(double)) == 0):
+            return self.tval
+        self.tlen = -1
+        cdef void* p
+        if n > self.tcap:
+            p = realloc(self.tcols, n * sizeof(int64_t))
+            if p == NULL:
+                return NULL
+            self.tcols = <int64_t*> p
+            p = realloc(self.traw, n * sizeof(double))
+            if p == NULL:
+                return NULL
+            self.traw = <double*> p
+            p = realloc(self.tval, n * sizeof(double))
+            if p == NULL:
+                return NULL
+            self.tval = <double*> p
+            self.tcap = n
+        if n == 0:
+            return self.tval
+        self.transform(idx, val, n, self.tval)
+        memcpy(self.tcols, idx, n * sizeof(int64_t))
+        memcpy(self.traw, val, n * sizeof(double))
+        self.tlen = n
+        return self.tval
+
+    cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                        double* label) noexcept:
+        cdef double* z = self.scaled(idx, val, n)
+        if z == NULL:  # no memory to scale the row: score it without features
+            return self.inner.predict(idx, val, 0, label)
+        return self.inner.predict(idx, z, n, label)
+
+    cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                      double y, double score) noexcept:
+        cdef double* z = self.scaled(idx, val, n)
+        cdef double loss
+        if z == NULL:
+            loss = self.inner.learn(idx, val, 0, y, score)
+        else:
+            loss = self.inner.learn(idx, z, n, y, score)
+        self.update(idx, val, n)
+        self.tlen = -1  # the statistics moved: the kept row is stale
+        return loss
+
+    cdef int visible(self, const int64_t* cols, Py_ssize_t n, Py_ssize_t dim) except -1:
+        return self.inner.visible(cols, n, dim)
+
+
+cdef class ZScoreCore(ScaledCore):
+    """Running z-scores: per feature the count of values seen, their mean and ``m2`` (the sum of
+    squared deviations from the mean, Welford's update)."""
+
+    _fields = ("count", "mean", "m2")
+
+    cdef void transform(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                        double* out) noexcept:
+        cdef Py_ssize_t k
+        cdef int64_t i
+        cdef double c, sd
+        for k in range(n):
+            i = idx[k]
+            c = self.count[i]
+            sd = sqrt(self.m2[i] / c) if c > 0.0 else 0.0
+            if sd > 0.0:
+                out[k] = saturate(saturate(val[k] - self.mean[i]) / sd)
+            else:  # no spread seen yet: the value is at the centre
+                out[k] = 0.0
+
+    cdef void update(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
+        cdef Py_ssize_t k
+        cdef int64_t i
+        cdef double c, d, x, r
+        for k in range(n):
+            i = idx[k]
+            x = val[k]
+            c = self.count[i] + 1.0
+            d = saturate(x - self.mean[i])
+            self.mean[i] = saturate(self.mean[i] + d / c)
+            r = saturate(self.m2[i] + saturate(d * saturate(x - self.mean[i])))
+            self.m2[i] = r if r > 0.0 else 0.0
+            self.count[i] = c
+
+
+cdef class QuantileCore(ScaledCore):
+    """Running normal scores: per feature the last ``window`` values (``recent``, a ring written at
+    ``seen % window``) and the count ``seen`` of values seen."""
+
+    _fields = ("window", "seen", "recent")
+
+    cdef void transform(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                        double* out) noexcept:
+        cdef Py_ssize_t k, j, m
+        cdef int64_t i, below, equal
+        cdef double x, v
+        cdef const double* row
+        for k in range(n):
+            i = idx[k]
+            x = val[k]
+            m = min(self.seen[i], self.window)
+            row = &self.recent[i, 0]
+            below = 0
+            equal = 0
+            for j in range(m):
+                v = row[j]
+                below += v < x
+                equal += v == x
+            out[k] = normal_quantile((2.0 * below + equal + 1.0) / (2.0 * m + 2.0))
+
+    cdef void update(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
+        cdef Py_ssize_t k
+        cdef int64_t i
+        for k in range(n):
+            i = idx[k]
+            self.recent[i, self.seen[i] % self.window] = val[k]
+            self.seen[i] += 1
+
+
+def scale_row(ScaledCore core, const int64_t[::1] idx, const double[::1] val):
+    """The values ``val`` of the columns ``idx`` (increasing) as ``core`` would scale them now.
+
+    >>> from evofeat._core.core import Core
+    >>> z = scaled_core(ZScoreCore, Core(), count=np.array([2.0]), mean=np.array([1.0]),
+    ...                 m2=np.array([2.0]))
+    >>> scale_row(z, np.array([0]), np.array([3.0])).tolist()
+    [2.0]
+    """
+    if idx.shape[0] != val.shape[0]:
+        raise ValueError(f"idx and val differ in length: {idx.shape[0]} and {val.shape[0]}")
+    out = np.zeros(idx.shape[0])
+    cdef double[::1] o = out
+    if idx.shape[0]:
+        core.transform(&idx[0], &val[0], idx.shape[0], &o[0])
+    return out
