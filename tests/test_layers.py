@@ -9,7 +9,11 @@ a regular expression. Forbidden edges:
   ``onepass``, ``selection``) nor the learner registry ``evofeat.registry``;
 - no learner package imports ``datasets``;
 - ``evaluate`` does not import ``experiments`` (the evaluation layer is what
-  experiments build on, not the other way round).
+  experiments build on, not the other way round);
+- ``experiments`` and ``report`` reach learners only through
+  ``evofeat.registry`` (by name), never by importing a learner package;
+- ``linear``, ``onepass`` and ``selection`` import no other learner family
+  (``ensemble`` builds on ``linear``'s learners, never the other way round).
 """
 
 from __future__ import annotations
@@ -103,3 +107,12 @@ def test_no_learner_imports_datasets() -> None:
 
 def test_evaluate_does_not_import_experiments() -> None:
     assert _forbidden({"evaluate"}, {"experiments"}) == []
+
+
+def test_experiments_and_reports_reach_learners_only_through_the_registry() -> None:
+    assert _forbidden({"experiments", "report"}, set(LEARNERS)) == []
+
+
+def test_learner_families_import_no_other_family() -> None:
+    for family in ("linear", "onepass", "selection"):
+        assert _forbidden({family}, set(LEARNERS) - {family}) == [], family

@@ -25,6 +25,7 @@ from evofeat.base import FeatureIndex
 from evofeat.evaluate import prequential
 from evofeat.registry import ONLINE, make
 from evofeat.streams import Stream, evolvable, haphazard, trapezoidal
+from evofeat.testing import synthetic_stream_data
 from oracle import adaptive as oada
 from oracle import fesl as ofesl
 from oracle import nag as onag
@@ -34,15 +35,7 @@ from oracle import stsd as ostsd
 
 
 def _data(task: str = "binary", n: int = 200, d: int = 8) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((n, d))
-    X[:, -1] = 0.0  # a visible feature whose value is always 0
-    f = X[:, 0] - 0.8 * X[:, 1] + 0.5 * X[:, 2] + 0.3 * rng.standard_normal(n)
-    if task == "regression":
-        return X, f
-    if task == "multiclass":
-        return X, np.digitize(f, [-0.5, 0.5]).astype(np.int64)
-    return X, np.where(f > 0, 1, -1)
+    return synthetic_stream_data(task, n=n, d=d)
 
 
 def _streams(task: str) -> dict[str, Stream]:

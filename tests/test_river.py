@@ -25,7 +25,7 @@ from evofeat.compat.river import (  # noqa: E402
     EvofeatRegressor,
     to_river,
 )
-from evofeat.ensemble.ogd import OGD  # noqa: E402
+from evofeat.linear.ogd import OGD  # noqa: E402
 from evofeat.linear.pa import PA  # noqa: E402
 from evofeat.registry import ONLINE, make  # noqa: E402
 

@@ -24,8 +24,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from evofeat.base import InputError
 from evofeat.compat.sklearn import OnlineClassifier, OnlineRegressor
-from evofeat.ensemble.ogd import OGD
 from evofeat.evaluate import prequential
+from evofeat.linear.ogd import OGD
 from evofeat.linear.pa import PA
 from evofeat.registry import make
 from evofeat.streams import Stream

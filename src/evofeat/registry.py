@@ -40,7 +40,7 @@ ONLINE: dict[str, str] = {
     "pe-trun": "evofeat.linear.ofs",
     "rand": "evofeat.linear.ofs",
     "ofs-p": "evofeat.linear.ofs",
-    "ogd": "evofeat.ensemble.fesl",
+    "ogd": "evofeat.linear.ogd",
     "fesl-c": "evofeat.ensemble.fesl",
     "fesl-s": "evofeat.ensemble.fesl",
     "nogd": "evofeat.ensemble.fesl",
@@ -180,10 +180,29 @@ def describe(name: str) -> dict[str, Any]:
     """
     key = canonical(name)
     kind, factory = _factory(key)
-    task = getattr(factory(), "task", None) or "classification"
+    obj = factory()
+    task = getattr(obj, "task", None) or "classification"
     if not isinstance(task, str):
         task = "classification"
-    return {"name": key, "kind": kind, "task": task, "params": parameters(key)}
+    return {"name": key, "kind": kind, "task": task, "params": _applicable(obj, parameters(key))}
+
+
+def _applicable(obj: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` less those the defaults do not read (a learner's ``param_applies``:
+    name -> (the parameter that decides, the values under which it is read)).
+
+    >>> class L:
+    ...     base = "ogd"
+    ...     param_applies = {"beta": ("base", ("ftrl",))}
+    >>> _applicable(L(), {"base": "ogd", "beta": 1.0})
+    {'base': 'ogd'}
+    """
+    rules = getattr(obj, "param_applies", {})
+    return {
+        k: v
+        for k, v in params.items()
+        if k not in rules or getattr(obj, rules[k][0], None) in rules[k][1]
+    }
 
 
 def make(name: str, **params: Any) -> Any:

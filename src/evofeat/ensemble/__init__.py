@@ -1,7 +1,9 @@
-"""Feature-evolvable learners: FESL-c, FESL-s, their baselines NOGD, ROGD-u, ROGD-f, and OGD."""
+"""Feature-evolvable learners: FESL-c, FESL-s and their baselines NOGD, ROGD-u, ROGD-f.
+
+Their base learner, OGD, is a linear learner: :class:`evofeat.linear.ogd.OGD`.
+"""
 
 from evofeat.ensemble.fesl import FESL, fesl_reference
 from evofeat.ensemble.mapping import recover
-from evofeat.ensemble.ogd import OGD, ogd_reference
 
-__all__ = ["FESL", "OGD", "fesl_reference", "ogd_reference", "recover"]
+__all__ = ["FESL", "fesl_reference", "recover"]

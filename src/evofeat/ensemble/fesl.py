@@ -12,20 +12,19 @@ from scipy.special import expit
 from evofeat.base import InputError, OnlineLearner
 from evofeat.ensemble._fesl import FESLCore
 from evofeat.ensemble.mapping import gram_pinv, recover
-from evofeat.ensemble.ogd import (
-    LOSSES,
-    OGD,
-    check_choice,
-    check_common,
-    loss_reference,
-    step_reference,
-)
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._safe import (
     MAX,
     dot_reference,
     saturate_reference,
     unscale_reference,
+)
+from evofeat.linear.ogd import (
+    LOSSES,
+    check_choice,
+    check_common,
+    loss_reference,
+    step_reference,
 )
 
 __all__ = ["FESL", "LEARNERS", "METHODS", "fesl_reference"]
@@ -100,7 +99,7 @@ class FESL(InterceptMixin, OnlineLearner):
     words would look like the start of a new space.
 
     **Extreme values** (rows of norm 1e300 or 1e-300; rules shared with
-    :class:`~evofeat.ensemble.ogd.OGD`): the logistic loss and its slope are
+    :class:`~evofeat.linear.ogd.OGD`): the logistic loss and its slope are
     computed stably; a score or product that overflows is recomputed on
     operands rescaled by powers of two and saturated at +-1.8e308, never NaN
     (one that underflows keeps its sign); weights, the old model ``r`` and
@@ -228,6 +227,15 @@ class FESL(InterceptMixin, OnlineLearner):
     Prediction, Learning, and Games, 2006 (Sec. 2.8 anytime weights, 5.2
     fixed share).
     """
+
+    #: parameters that only some bases read: name -> (the parameter that decides, its values).
+    #: ``evofeat learners`` lists such a parameter only where the defaults use it.
+    param_applies = {
+        "eps": ("base", ("adagrad",)),
+        "beta": ("base", ("ftrl",)),
+        "l1": ("base", ("ftrl",)),
+        "l2": ("base", ("ftrl",)),
+    }
 
     def __init__(
         self,
@@ -607,4 +615,3 @@ def fesl_reference(X: np.ndarray, y: np.ndarray, return_scores: bool = False, **
 
 
 LEARNERS: dict[str, Any] = {name: partial(FESL, method=name) for name in METHODS}
-LEARNERS["ogd"] = OGD

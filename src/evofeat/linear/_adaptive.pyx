@@ -248,7 +248,7 @@ cdef class NAGCore(RowScratch):
             return loss
         cdef double q = sqrt(self.t / self.N)
         cdef double* d = self.scratch(m)  # the gradient steps (lines 13-16), applied below
-        if d == NULL:
+        if d == NULL and m > 0:  # an empty row (no buffer yet on a fresh core) still steps the bias
             return loss
         cdef double db = 0.0, D = 0.0, shrink = 1.0
         for k in range(m):

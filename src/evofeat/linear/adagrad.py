@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from evofeat.base import OnlineLearner
-from evofeat.ensemble.ogd import LOSSES, LossTask, check_common
 from evofeat.linear._adaptive import AdaGradCore
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._safe import MAX
 from evofeat.linear.ftrl import check_number, run_reference
+from evofeat.linear.ogd import LOSSES, LossTask, check_common
 
 __all__ = ["AdaGrad", "adagrad_reference"]
 
@@ -22,7 +22,7 @@ class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override
     ``G_i += g_i^2`` and ``w_i -= lr g_i / sqrt(eps + G_i)``. The loss is
     logistic ``ln(1 + exp(-y f))`` (labels -1/+1; ``g_i = (p - y01) x_i``
     with ``p = sigmoid(f)``) or square ``(y - f)^2`` (regression), as in
-    :class:`~evofeat.ensemble.ogd.OGD`. A row costs O(its number of
+    :class:`~evofeat.linear.ogd.OGD`. A row costs O(its number of
     features).
 
     Evolving features: absent is not zero. A feature missing from the row
@@ -34,7 +34,7 @@ class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override
     the others.
 
     Extreme values: the loss and its slope are computed stably (see
-    :class:`~evofeat.ensemble.ogd.OGD`); each gradient, ``G_i``, step and
+    :class:`~evofeat.linear.ogd.OGD`); each gradient, ``G_i``, step and
     weight saturates at +-1.8e308 rather than becoming infinite (so ``G_i``
     saturates on rows of norm 1e300); a score that overflows is recomputed
     on rescaled operands and saturated, one that underflows keeps its sign,

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
-from evofeat.ensemble.ogd import LOSSES, LossTask, check_choice, loss_reference
 from evofeat.linear._adaptive import FTRLCore
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._safe import MAX, dot_reference
+from evofeat.linear.ogd import LOSSES, LossTask, check_choice, loss_reference
 
 __all__ = [
     "FTRL",
@@ -64,7 +64,7 @@ class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     starts at ``z_i = n_i = 0`` (weight 0, the full step ``alpha``).
 
     Extreme values: the logistic loss and its slope are computed stably (see
-    :class:`~evofeat.ensemble.ogd.OGD`); each gradient, ``n_i``,
+    :class:`~evofeat.linear.ogd.OGD`); each gradient, ``n_i``,
     ``sigma_i``, ``sigma_i w_i``, ``z_i`` and ``w_i`` saturates at
     +-1.8e308 rather than becoming infinite (so ``n_i`` saturates on rows
     of norm 1e300, and the weights stay finite); a score that overflows is
@@ -92,7 +92,7 @@ class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     loss
         ``"logistic"`` (binary labels -1/+1, the paper's loss, ``y01 =
         (y + 1) / 2``) or ``"square"`` (regression, ``(y - f)^2`` with
-        gradient ``-2 (y - f) x`` as :class:`~evofeat.ensemble.ogd.OGD`;
+        gradient ``-2 (y - f) x`` as :class:`~evofeat.linear.ogd.OGD`;
         the prediction is the score); :attr:`task` follows from it.
     fit_intercept
         Learn a bias ``b``: the weight of a constant input 1 that every row

@@ -9,11 +9,11 @@ import numpy as np
 
 from evofeat.base import OnlineLearner
 from evofeat.base.errors import check_bool
-from evofeat.ensemble.ogd import LOSSES, LossTask, check_common, loss_reference
 from evofeat.linear._adaptive import NAGCore
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._safe import MAX, dot_reference
 from evofeat.linear.ftrl import run_reference
+from evofeat.linear.ogd import LOSSES, LossTask, check_common, loss_reference
 
 __all__ = ["NAG", "invariant_shrink_reference", "nag_reference"]
 
@@ -33,7 +33,7 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     constant changes nothing but its weight (the "normalised" part), and
     ``sqrt(t / N)`` makes the step independent of how many features a row
     has. The loss is logistic ``ln(1 + exp(-y f))`` (labels -1/+1) or square
-    ``(y - f)^2`` (regression), as in :class:`~evofeat.ensemble.ogd.OGD`. A
+    ``(y - f)^2`` (regression), as in :class:`~evofeat.linear.ogd.OGD`. A
     row costs O(its number of features).
 
     Evolving features: absent is not zero. A feature missing from the row
@@ -46,7 +46,7 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     gradient being 0, changes no state.
 
     Extreme values: the loss and its slope are computed stably (see
-    :class:`~evofeat.ensemble.ogd.OGD`); each gradient, ``G_i``, ``N``, step
+    :class:`~evofeat.linear.ogd.OGD`); each gradient, ``G_i``, ``N``, step
     and weight saturates at +-1.8e308 rather than becoming infinite; the
     ratio ``g_i / sqrt(G_i)``, at most 1 in magnitude since ``G_i`` holds
     ``g_i^2``, is kept in ``[-1, 1]`` when ``G_i`` saturates (rows of norm

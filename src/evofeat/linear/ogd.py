@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
-from evofeat.ensemble._fesl import OGDCore, loss_slope, loss_value
 from evofeat.linear._intercept import InterceptMixin, check_intercept
+from evofeat.linear._ogd import OGDCore, loss_slope, loss_value
 from evofeat.linear._safe import MAX, dot_reference, saturate_reference
 
 __all__ = [
@@ -230,3 +230,6 @@ def step_reference(w: np.ndarray, a: float, x: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         out: np.ndarray = saturate_reference(w + a * x)
     return out
+
+
+LEARNERS = {"ogd": OGD}
