@@ -4,10 +4,10 @@
 from libc.math cimport fabs, sqrt
 from libc.stdint cimport int64_t
 
-from evofeat._core.bias cimport bias_score
+from evofeat._core.bias cimport bias_add, bias_score
 from evofeat._core.core cimport Core
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
-from evofeat._core.safe cimport MAX, safe_axpy, safe_dot, saturate
+from evofeat._core.safe cimport MAX, safe_axpy, safe_dot
 
 
 def loss_value(int kind, double f, double y):
@@ -64,5 +64,5 @@ cdef class OGDCore(Core):
         if self.fit_intercept:
             a = -self.intercept_lr / root * slope
             if fabs(a) <= MAX:  # a step that is not finite is skipped, as safe_axpy does
-                self.intercept = saturate(self.intercept + a)
+                bias_add(1, &self.intercept, a)
         return c_loss_value(self.loss_kind, score, y)

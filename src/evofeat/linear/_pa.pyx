@@ -32,8 +32,9 @@ cdef class PACore(Core):
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
-        cdef double s = bias_score(self.fit_intercept, self.intercept,
-                                   safe_dot(&self.w[0], idx, val, n))
+        cdef double s = safe_dot(&self.w[0], idx, val, n)
+        if self.fit_intercept:  # the branch outside the part: PA's hot path as it was
+            s = bias_score(1, self.intercept, s)
         label[0] = sign_label(s)
         return s
 
@@ -63,12 +64,15 @@ cdef class PACore(Core):
         if loss == 0.0:
             return 0.0
         cdef double* w = &self.w[0]
-        cdef double sq = bias_sq(self.fit_intercept, sq_norm(val, n))
+        cdef double sq = sq_norm(val, n)
         cdef double a
+        if self.fit_intercept:
+            sq = bias_sq(1, sq)
         if NORMAL <= sq <= MAX:
             a = self.step(loss, sq) * y
             if safe_axpy(w, a, idx, val, n):
-                bias_add(self.fit_intercept, &self.intercept, a)
+                if self.fit_intercept:
+                    bias_add(1, &self.intercept, a)
                 return loss
         # ||x||^2 over- or underflowed: the step on the row rescaled by a power of two
         cdef double m = 1.0 if self.fit_intercept else 0.0  # the bias's input is 1

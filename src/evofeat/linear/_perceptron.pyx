@@ -25,8 +25,9 @@ cdef class PerceptronCore(Core):
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
-        cdef double s = bias_score(self.fit_intercept, self.intercept,
-                                   safe_dot(&self.w[0], idx, val, n))
+        cdef double s = safe_dot(&self.w[0], idx, val, n)
+        if self.fit_intercept:  # the branch outside the part, as PA's hot path
+            s = bias_score(1, self.intercept, s)
         label[0] = sign_label(s)
         return s
 
