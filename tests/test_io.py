@@ -288,6 +288,8 @@ VARIANTS = [
     ("nag", {"invariant": True}),
     ("ftrl", {"fit_intercept": True}),
     ("stsd-multiclass", {"n_classes": 3, "budget": 0.3}),
+    ("online-zscore+stsd-i", {}),  # composites: their members' declarations, prefixed
+    ("online-quantile+ofs", {}),
 ]
 
 

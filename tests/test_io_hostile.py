@@ -276,3 +276,20 @@ def test_a_file_without_a_parameter_and_field_added_since_loads_at_their_default
     _forge(path, meta, arrays)
     with pytest.raises(InputError, match="state does not fit PA in this evofeat"):
         io.load(path)
+
+
+def test_a_composites_members_are_checked_against_their_own_declarations(tmp_path: Path) -> None:
+    """``auto`` holds scaled members: a member's field is read against that member's declaration
+    (NAG's ``s`` is a largest |x| seen, never negative), a scaler's count never negative."""
+    path = io.save(_trained(make("auto")), tmp_path / "m.npz")
+    meta, arrays = _content(path)
+    nested = next(k for k in arrays if k.endswith("_learner__s"))  # a scaled NAG member's s
+    for key, value in [(nested, -1.0), (next(k for k in arrays if k.endswith("_count")), -5.0)]:
+        changed = dict(arrays)
+        changed[key] = arrays[key].copy()
+        changed[key].reshape(-1)[0] = value
+        _forge(path, meta, changed)
+        with pytest.raises(
+            InputError, match=f"state of Auto is not valid: '{key[6:]}' is negative"
+        ):
+            io.load(path)

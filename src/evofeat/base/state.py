@@ -4,6 +4,10 @@ Each class that :mod:`evofeat.io` saves carries a :class:`StateSpec` as its
 class attribute ``_state_spec``; a model file is read against it, whatever
 its checksum says.
 
+- A composite learner (a scaler in front of a learner, ``auto``'s members)
+  declares ``_state_spec`` as a property: its members' specs
+  :meth:`~StateSpec.prefixed` by their fields' prefix, :meth:`~StateSpec.merged`
+  with its own.
 - An online learner's fields, their dtypes and shapes are those of its
   compiled state (the ``Core``'s ``_fields``, built fresh from the
   parameters at the saved capacity), so a field added to a core needs no
@@ -24,6 +28,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = ["StateSpec", "spec_of"]
+
+#: The entries of a spec that name state fields.
+_NAMED = ("fixed", "indices", "counts", "heaps", "support", "at_most", "nonnegative", "nonfinite")
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,33 @@ class StateSpec:
             else:
                 changes[name] = value
         return replace(self, **changes)
+
+    def prefixed(self, prefix: str) -> StateSpec:
+        """This spec for a member whose fields are named ``prefix + name`` in a composite state
+        (its ``attrs`` and ``consistent`` do not carry over).
+
+        >>> StateSpec(fixed=("C",), at_most=(("hsize", "B"), ("n", 3))).prefixed("m0_").at_most
+        (('m0_hsize', 'm0_B'), ('m0_n', 3))
+        """
+
+        def names(items: tuple[Any, ...]) -> tuple[Any, ...]:
+            return tuple(
+                prefix + item
+                if isinstance(item, str)
+                else names(item)
+                if isinstance(item, tuple)
+                else item
+                for item in items
+            )
+
+        return StateSpec().extend(**{name: names(getattr(self, name)) for name in _NAMED})
+
+    def merged(self, *others: StateSpec) -> StateSpec:
+        """This spec and ``others`` together (a composite's own and its members' prefixed ones)."""
+        out = self
+        for other in others:
+            out = out.extend(**{name: getattr(other, name) for name in _NAMED})
+        return out
 
 
 def spec_of(cls: type) -> StateSpec | None:

@@ -10,6 +10,7 @@ import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
 from evofeat.base.errors import check_bool
+from evofeat.base.state import StateSpec
 from evofeat.ensemble._auto import MEMBER_CORES, AutoCore, member_code, mix_update
 from evofeat.preprocessing import METHODS, OnlineScaled, learner_from_spec
 
@@ -221,6 +222,16 @@ class Auto(OnlineLearner):
         )
 
     # ------------------------------------------------------------------ learned state
+    @property
+    def _state_spec(self) -> StateSpec:
+        """What a model file must satisfy (evofeat.io): each member's declaration on its
+        ``m{i}_`` fields, and the mixture's losses and count."""
+        own = StateSpec(fixed=("share",), nonnegative=("member_loss", "loss", "t"))
+        specs = [getattr(m, "_state_spec", None) for m in self._members]
+        return own.merged(
+            *(s.prefixed(f"m{i}_") for i, s in enumerate(specs) if isinstance(s, StateSpec))
+        )
+
     @property
     def members_(self) -> list[OnlineLearner]:
         """The members, each a learner over its part of the state (empty before any learning)."""

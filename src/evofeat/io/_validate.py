@@ -52,7 +52,8 @@ def check_online(
 ) -> None:
     """The fields of an online learner's compiled state against its class's declaration."""
     cls = type(learner)
-    spec = getattr(cls, "_state_spec", None) or StateSpec()
+    spec = getattr(learner, "_state_spec", None)  # a composite's is a property of the instance
+    spec = spec if isinstance(spec, StateSpec) else StateSpec()
     fixed = [name for name in spec.fixed if name in fields]
     for name in fixed:
         got, want = np.asarray(fields[name]), np.asarray(template[name])

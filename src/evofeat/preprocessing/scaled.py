@@ -12,6 +12,7 @@ import numpy as np
 from evofeat._core.scaling import PREFIX, QuantileCore, ZScoreCore, scaled_core
 from evofeat.base.errors import InputError
 from evofeat.base.learner import OnlineLearner
+from evofeat.base.state import StateSpec
 
 __all__ = ["METHODS", "OnlineScaled", "learner_from_spec", "learner_spec"]
 
@@ -274,6 +275,14 @@ class OnlineScaled(OnlineLearner):
         """The scaler's per-feature fields and the learner's, prefixed ``learner__``."""
         own = _OWN_PER_FEATURE.get(self.method, ())
         return own + tuple(PREFIX + f for f in self._inner().per_feature)
+
+    @property
+    def _state_spec(self) -> StateSpec:
+        """What a model file must satisfy (evofeat.io): the learner's declaration on its
+        ``learner__`` fields, the scaler's counts and window."""
+        inner = getattr(self._inner(), "_state_spec", None)
+        own = StateSpec(fixed=("window",), nonnegative=("count", "m2", "seen"))
+        return own.merged(inner.prefixed(PREFIX)) if isinstance(inner, StateSpec) else own
 
     def _make_state(self, capacity: int) -> Any:
         inner = self._inner()._make_state(capacity)
