@@ -370,6 +370,9 @@ def test_scalers_nest_and_a_scaled_name_is_a_spec() -> None:
     X, y = _stream(seed=2)
     res = prequential(model, Stream.from_dense(X, y, [f"f{j}" for j in range(X.shape[1])]))
     assert 0.0 < res.accuracy <= 1.0 and model.statistics()["f0"]["count"] > 0
+    again = pickle.loads(pickle.dumps(model))
+    x = _dict_rows(X)[-1]
+    assert again.decision_one(x) == model.decision_one(x)
 
 
 @pytest.mark.parametrize("method", METHODS)
