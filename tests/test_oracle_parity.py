@@ -221,6 +221,57 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         {"invariant": True, "loss": "square", "lr": 2.0},
         lambda X, y: onag.nag(X, y, 2.0, "square", True, invariant=True),
     ),
+    *[  # the bias (fit_intercept, not the paper's) of STSD, its variants and steps
+        (m, {**_SMALL, "variant": v, **_B}, _stsd(m, **_SMALL, variant=v, **_B))
+        for m in ostsd._RULES
+        for v in ("paper", "original-code")
+    ],
+    *[
+        ("stsd-i", {**_SMALL, **step, **_B}, _stsd("stsd-i", **_SMALL, **step, **_B))
+        for step in (_ADAGRAD, _TAU)
+    ],
+    *[  # OFS's family with a bias (not the papers')
+        (
+            "ofs",
+            {"budget": 0.3, "radius": 0.8, **step, **_B},
+            lambda X, y, step=step: oofs.ofs(X, y, budget=0.3, radius=0.8, **step, **_B),
+        )
+        for step in ({}, _ADAGRAD)
+    ],
+    (
+        "ofs-p",
+        {"budget": 0.3, "radius": 0.8, "epsilon": 0.4, "seed": 2, **_B},
+        lambda X, y: oofs.ofs_partial(X, y, budget=0.3, radius=0.8, epsilon=0.4, seed=2, **_B),
+    ),
+    (
+        "ofs-p",
+        {"budget": 0.3, "radius": 0.8, "epsilon": 0.4, "seed": 2, **_ADAGRAD, **_B},
+        lambda X, y: oofs.ofs_partial(
+            X, y, budget=0.3, radius=0.8, epsilon=0.4, seed=2, **_ADAGRAD, **_B
+        ),
+    ),
+    ("pe-trun", {"budget": 0.3, **_B}, lambda X, y: oofs.pe_trun(X, y, budget=0.3, **_B)),
+    ("rand", {"budget": 0.3, "seed": 5, **_B}, lambda X, y: oofs.rand(X, y, 0.3, seed=5, **_B)),
+    (
+        "stsd-regressor",
+        {"C": 0.1, "epsilon": 0.1, "radius": 0.7, "budget": 0.45, **_B},
+        lambda X, y: ostsd.stsd_regression(X, y, C=0.1, epsilon=0.1, radius=0.7, budget=0.45, **_B),
+    ),
+    (
+        "pa-regressor",
+        _B,
+        lambda X, y: ostsd.stsd_regression(X, y, radius=math.inf, budget=1.0, **_B),
+    ),
+    (
+        "stsd-multiclass",
+        {"C": 0.1, "radius": 0.7, "budget": 0.45, "n_classes": 3, **_B},
+        lambda X, y: ostsd.stsd_multiclass(X, y, 3, C=0.1, radius=0.7, budget=0.45, **_B),
+    ),
+    (
+        "pa-multiclass",
+        {"n_classes": 3, **_B},
+        lambda X, y: ostsd.stsd_multiclass(X, y, 3, radius=math.inf, budget=1.0, **_B),
+    ),
     (
         "stsd-regressor",
         {"C": 0.1, "epsilon": 0.1, "radius": 0.7, "budget": 0.45},
@@ -385,3 +436,32 @@ def test_fesl_bias_cases_change_predictions(base: dict[str, Any]) -> None:
         for part in (slice(None, first), slice(first, None)):
             assert np.abs(plain[part] - biased[part]).max() > 0.1, m
             assert (np.sign(plain[part]) != np.sign(biased[part])).sum() >= 1, m
+
+
+#: the learners whose bias is the shared compiled part's newest users (STSD's, OFS's families)
+_NEW_BIAS = {n for n in ONLINE if n.startswith(("stsd", "ofs", "pe-trun", "rand", "pa-"))}
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c[1].get("fit_intercept") and c[0] in _NEW_BIAS], ids=_id
+)
+def test_bias_cases_change_predictions(case: tuple[str, dict[str, Any], Any]) -> None:
+    """Each of their cases with a bias is not the same case without it (the bias moves the scores)."""
+    name, params, oracle = case
+    model = make(name)
+    stream = TASKS[model.task]["trapezoidal"]
+    X, y = dense(stream), stream.y.astype(float)
+    off = dict(CASES_BY_PARAMS[(name, _key({**params, "fit_intercept": False}))])
+    on, plain = oracle(X, y)[1], off["oracle"](X, y)[1]
+    assert np.abs(on - plain).max() > 1e-3, "the bias changes no score"
+
+
+def _key(params: dict[str, Any]) -> str:
+    return repr(sorted((k, v) for k, v in params.items() if k != "fit_intercept"))
+
+
+CASES_BY_PARAMS: dict[tuple[str, str], dict[str, Any]] = {
+    (name, _key(params)): {"oracle": oracle}
+    for name, params, oracle in CASES
+    if not params.get("fit_intercept")
+}

@@ -376,7 +376,10 @@ select=false runs no selector (the classifiers see every feature).
 
 @main.command(help=_RUN_HELP)
 @click.option(
-    "--learner", required=True, help="Learner name, e.g. pa-i, stsd-i, ofs, fesl-s, opid, ceofs."
+    "--learner",
+    default="auto",
+    show_default=True,
+    help="Learner name, e.g. auto, pa-i, stsd-i, ofs, fesl-s, opid, ceofs.",
 )
 @click.option(
     "--param", "params", multiple=True, metavar="K=V", help="Learner parameter (repeatable)."
@@ -501,7 +504,8 @@ def _fmt_stat(stat: dict[str, Any] | None, digits: int) -> str:
 
 def _print_text(summary: dict[str, Any]) -> None:
     n = summary["repeats"]
-    streamed = ", streamed from disk" if summary.get("streamed") else ""
+    source = "standard input" if summary["dataset"] == "-" else "disk"
+    streamed = f", streamed from {source}" if summary.get("streamed") else ""
     every = (summary.get("scenario_params") or {}).get("select") is False  # no selector ran
     click.echo(
         f"{'every feature (no selector)' if every else summary['learner']} on "
@@ -1047,7 +1051,8 @@ def _draw_curves(
 @click.option(
     "--learners",
     "names",
-    required=True,
+    default="auto,ftrl",
+    show_default=True,
     help="Two or more learners, comma-separated, e.g. pa-i,stsd-i,ofs (all of one kind).",
 )
 @click.option(

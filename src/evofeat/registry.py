@@ -29,6 +29,7 @@ __all__ = [
 
 #: online learners (the prequential loop): name -> module with ``LEARNERS``.
 ONLINE: dict[str, str] = {
+    "auto": "evofeat.ensemble.auto",
     "perceptron": "evofeat.linear.perceptron",
     "pa": "evofeat.linear.pa",
     "pa-i": "evofeat.linear.pa",
@@ -55,7 +56,7 @@ ONLINE: dict[str, str] = {
     "stsd-multiclass": "evofeat.linear.stsd_multiclass",
     "pa-multiclass": "evofeat.linear.stsd_multiclass",
     "stsd-regressor": "evofeat.linear.stsd_regression",
-    "pa-regressor": "evofeat.linear.stsd_regression",
+    "pa-regressor": "evofeat.linear.pa_regression",
 }
 #: one-pass incremental/decremental estimators (the incdec scenario).
 ONEPASS: dict[str, str] = {

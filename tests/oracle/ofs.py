@@ -16,6 +16,13 @@ OFS_P's draws by the counter-based SplitMix64 :func:`oracle.counter_uniform`.
 importance-weighted ``x``); decay, projection and truncation unchanged.
 ``truncate_by="sum"`` / ``"metric"`` (with AdaGrad) keeps the B largest
 ``|w_i| (eps + G_i)^p`` instead of ``|w_i|``, p = 1/2 / 1/4.
+
+``fit_intercept`` (the learners' documented option, not the papers'): every
+row also has a constant input 1, always observed, whose weight ``b`` is added
+after the features' sum and takes the learner's own step on that input (OFS,
+OFS_P: ``lr y`` when ``y f <= 1``, or AdaGrad's with its own ``G_b``; PE_trun,
+RAND: ``y`` on a mistake); it is not a feature: no decay, no L2 ball, no
+truncation.
 """
 
 from __future__ import annotations
@@ -86,6 +93,24 @@ def _adagrad(G: np.ndarray, c: int, g: float, lr: float, eps: float) -> float:
     return -lr * g / math.sqrt(eps + G[c])
 
 
+class _Bias:
+    """The bias ``b`` on the constant input 1 (0 and never moved unless ``on``)."""
+
+    def __init__(self, on: bool) -> None:
+        self.on, self.b, self.G = on, 0.0, np.zeros(1)
+
+    def score(self, f: float) -> float:
+        return f + self.b if self.on else f
+
+    def step(self, a: float) -> None:
+        if self.on:
+            self.b += a
+
+    def step_ofs(self, y: float, lr: float, step: str, eps: float) -> None:
+        """OFS's step on the input 1: ``lr y``, or AdaGrad's with the subgradient ``-y``."""
+        self.step(lr * y if step == "paper" else _adagrad(self.G, 0, -y, lr, eps))
+
+
 def _truncate(w: np.ndarray, B: int, G: np.ndarray, eps: float, truncate_by: str) -> None:
     """Keep the B largest ``|w_i|`` (``"weight"``) or ``|w_i| (eps + G_i)^p``, p = 1/2 for
     ``"sum"``, 1/4 for ``"metric"``; ties: the lower column."""
@@ -116,6 +141,7 @@ def ofs(
     step: str = "paper",
     eps: float = 1e-8,
     truncate_by: str = "weight",
+    fit_intercept: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """OFS (Algorithm 3 with the truncation of Algorithm 2): labels, scores, ``w`` after each row.
 
@@ -128,8 +154,9 @@ def ofs(
     """
     R = _radius(l2, radius)
     w, trace, G = np.zeros(X.shape[1]), _Trace(len(y), zero_score), np.zeros(X.shape[1])
+    bias = _Bias(fit_intercept)
     for t, cols, x, _, B in _budgeted(X, budget, budget_count):
-        f = dot(w, x, cols)
+        f = bias.score(dot(w, x, cols))
         trace.predict(t, f)
         w *= 1.0 - lr * l2
         if y[t] * f <= 1.0:
@@ -141,6 +168,7 @@ def ofs(
                 w[cols] += (lr * y[t]) * x[cols]
             _project_l2(w, R)
             _truncate(w, B, G, eps, truncate_by)
+            bias.step_ofs(y[t], lr, step, eps)
         trace.history.append(w.copy())
     return trace.result()
 
@@ -151,15 +179,17 @@ def pe_trun(
     budget: float = 0.1,
     budget_count: int | None = None,
     zero_score: str = "mistake",
+    fit_intercept: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """PE_trun (Algorithm 1 with Algorithm 2): on a mistake ``w += y x``, keep the B largest ``|w|``."""
-    w, trace = np.zeros(X.shape[1]), _Trace(len(y), zero_score)
+    w, trace, bias = np.zeros(X.shape[1]), _Trace(len(y), zero_score), _Bias(fit_intercept)
     for t, cols, x, _, B in _budgeted(X, budget, budget_count):
-        f = dot(w, x, cols)
+        f = bias.score(dot(w, x, cols))
         trace.predict(t, f)
         if y[t] * f <= 0:
             w[cols] += y[t] * x[cols]
             keep_largest(w, B)
+            bias.step(y[t])
         trace.history.append(w.copy())
     return trace.result()
 
@@ -171,6 +201,7 @@ def rand(
     budget_count: int | None = None,
     seed: int = 0,
     zero_score: str = "mistake",
+    fit_intercept: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """RAND: a perceptron on a random set of B features.
 
@@ -182,9 +213,9 @@ def rand(
     """
     w, trace = np.zeros(X.shape[1]), _Trace(len(y), zero_score)
     chosen = np.zeros(X.shape[1], bool)
-    draws = 0
+    draws, bias = 0, _Bias(fit_intercept)
     for t, cols, x, changed, B in _budgeted(X, budget, budget_count):
-        f = dot(w, x, cols)
+        f = bias.score(dot(w, x, cols))
         trace.predict(t, f)
         if changed:
             free = [int(c) for c in cols if not chosen[c]]
@@ -196,6 +227,7 @@ def rand(
         if y[t] * f <= 0:
             mine = cols[chosen[cols]]
             w[mine] += y[t] * x[mine]
+            bias.step(y[t])
         trace.history.append(w.copy())
     return trace.result()
 
@@ -224,6 +256,7 @@ def ofs_partial(
     step: str = "paper",
     eps: float = 1e-8,
     truncate_by: str = "weight",
+    fit_intercept: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """OFS_P: labels, scores, ``w`` after each row.
 
@@ -238,6 +271,7 @@ def ofs_partial(
     R = _radius(l2, radius)
     w, trace, G = np.zeros(X.shape[1]), _Trace(len(y), zero_score), np.zeros(X.shape[1])
     B, visible = 0, list[int]()  # as known before the row: its prediction draws from these
+    bias = _Bias(fit_intercept)
 
     def observed(t: int, cols: np.ndarray) -> tuple[bool, np.ndarray]:
         if not counter_uniform(seed, t, 0) < epsilon:
@@ -246,11 +280,11 @@ def ofs_partial(
         return True, np.array([c for c in cols.tolist() if c in picked], dtype=np.int64)
 
     for t, cols, x, changed, B_now in _budgeted(X, budget, budget_count):
-        trace.predict(t, dot(w, x, observed(t, cols)[1]))
+        trace.predict(t, bias.score(dot(w, x, observed(t, cols)[1])))
         if changed:
             B, visible = B_now, cols.tolist()
         explore, obs = observed(t, cols)
-        f = dot(w, x, obs)
+        f = bias.score(dot(w, x, obs))
         w *= 1.0 - lr * l2
         if y[t] * f <= 1.0:
             m = len(visible)
@@ -266,5 +300,6 @@ def ofs_partial(
             w += delta
             _project_l2(w, R)
             _truncate(w, B, G, eps, truncate_by)
+            bias.step_ofs(y[t], lr, step, eps)  # the input 1 is always observed
         trace.history.append(w.copy())
     return trace.result()

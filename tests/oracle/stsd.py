@@ -21,6 +21,14 @@ before. ``step="adagrad-tau"`` (not the paper's): on those rows ``G_i +=
 x_i^2`` first, then ``w_i += tau y x_i / sqrt(eps + G_i)`` with the paper's
 ``tau`` (Eq. 5, 7, 8) of ``sum_i x_i^2 / sqrt(eps + G_i)`` in place of
 ``||x||^2``: the PA step in the metric ``diag(1 / sqrt(eps + G))``.
+
+``fit_intercept`` (the learners' documented option, not the paper's): every
+row also has a constant input 1 whose weight, the bias ``b``, is added after
+the features' sum and counts in ``||x||^2`` (``+ 1``); ``b`` takes the row's
+step on that input (``tau y``; AdaGrad's with its own ``G_b``; adagrad-tau's
+``tau y / sqrt(eps + G_b)`` after ``G_b += 1``) and is never scaled onto the
+L1 ball nor truncated (it is not a feature). The multiclass learner has one
+bias per class, ``b_y += tau``, ``b_r -= tau`` with ``tau`` on ``2 (||x||^2 + 1)``.
 """
 
 from __future__ import annotations
@@ -128,6 +136,7 @@ def stsd(
     lr: float = 1.0,
     eps: float = 1e-8,
     rand_mask: str = "over-budget",
+    fit_intercept: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Predicted labels (0: no decision), scores, and ``w`` after each row.
 
@@ -155,13 +164,13 @@ def stsd(
     w, G = np.zeros(d_all), np.zeros(d_all)
     seen = np.zeros(d_all, dtype=bool)
     rng = SplitMix64(seed)
-    last_tau = 0.0
+    last_tau, b, Gb = 0.0, 0.0, 0.0
     labels, scores, history = np.empty(n), np.empty(n), []
     for t, cols, x, _ in rows(X):
         d_before = int(seen.sum())
         seen[cols] = True
         d = int(seen.sum())
-        f = dot(w, x, cols)
+        f = dot(w, x, cols) + (b if fit_intercept else 0.0)
         scores[t], labels[t] = f, (1.0 if f > 0 else (-1.0 if f < 0 else 0.0))
         margin = y[t] * f
         loss = max(0.0, 1.0 - margin)
@@ -169,7 +178,7 @@ def stsd(
             update = margin <= 1.0
         else:
             update = margin <= 0.0 if rule == "perceptron" else loss > 0.0
-        sq = sq_norm(x, cols)
+        sq = sq_norm(x, cols) + (1.0 if fit_intercept else 0.0)
         stepped = update and 0.0 < sq < math.inf
         tau = 0.0
         if stepped:
@@ -179,24 +188,33 @@ def stsd(
             old, new = cols[cols < d_before], cols[cols >= d_before]
             if stepped:
                 w[old] += (tau * y[t]) * x[old]
+                b += tau * y[t]
             w[new] += ((1.0 if rule == "perceptron" else last_tau) * y[t]) * x[new]
         elif stepped and step == "adagrad-tau":
             nz = [c for c in cols.tolist() if x[c] != 0.0]
             for c in nz:
                 G[c] += x[c] * x[c]
             sq_m = sum(x[c] * x[c] / math.sqrt(eps + G[c]) for c in nz)
+            if fit_intercept:
+                Gb += 1.0
+                sq_m += 1.0 / math.sqrt(eps + Gb)
             if 0.0 < sq_m < math.inf:
                 a = _tau(rule, C, loss, sq_m, margin, False) * y[t]
                 for c in nz:
                     w[c] += a * x[c] / math.sqrt(eps + G[c])
+                b += a / math.sqrt(eps + Gb)
         elif stepped and step == "adagrad":
             for c in cols.tolist():
                 if x[c] != 0.0:
                     g = -y[t] * x[c]
                     G[c] += g * g
                     w[c] -= lr * g / math.sqrt(eps + G[c])
+            if fit_intercept:  # the input 1's subgradient is -y
+                Gb += 1.0
+                b += lr * y[t] / math.sqrt(eps + Gb)
         elif stepped:
             w[cols] += (tau * y[t]) * x[cols]
+            b += tau * y[t]
         elif original:
             history.append(w.copy())
             continue
@@ -233,6 +251,7 @@ def stsd_regression(
     epsilon: float = 0.1,
     radius: float = 30.0,
     budget: float = 0.5,
+    fit_intercept: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The paper's STSD round with PA regression's epsilon-insensitive loss (Crammer et al. Sec. 6).
 
@@ -242,15 +261,17 @@ def stsd_regression(
     """
     rule = _RULES[mode]
     w, seen = np.zeros(X.shape[1]), np.zeros(X.shape[1], dtype=bool)
-    out = np.empty(len(y))
+    out, b = np.empty(len(y)), 0.0
     for t, cols, x, _ in rows(X):
         seen[cols] = True
-        f = dot(w, x, cols)
+        f = dot(w, x, cols) + (b if fit_intercept else 0.0)
         out[t] = f
         loss = max(0.0, abs(y[t] - f) - epsilon)
-        sq = sq_norm(x, cols)
+        sq = sq_norm(x, cols) + (1.0 if fit_intercept else 0.0)
         if loss > 0 and 0 < sq < math.inf:
-            w[cols] += (_pa_tau(rule, C, loss, sq) * (1.0 if y[t] > f else -1.0)) * x[cols]
+            a = _pa_tau(rule, C, loss, sq) * (1.0 if y[t] > f else -1.0)
+            w[cols] += a * x[cols]
+            b += a
         l1 = float(np.sum(np.abs(w)))
         if l1 > radius:
             w *= radius / l1
@@ -266,6 +287,7 @@ def stsd_multiclass(
     C: float = 0.1,
     radius: float = 30.0,
     budget: float = 0.5,
+    fit_intercept: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Multiclass STSD: one weight vector per class, the max-loss multiclass PA step (Sec. 7).
 
@@ -279,19 +301,22 @@ def stsd_multiclass(
     rule = _RULES[mode]
     W, seen = np.zeros((X.shape[1], n_classes)), np.zeros(X.shape[1], dtype=bool)
     labels, scores = np.empty(len(y)), np.empty(len(y))
+    b = np.zeros(n_classes)
     for t, cols, x, _ in rows(X):
         seen[cols] = True
-        s = [dot(W[:, c], x, cols) for c in range(n_classes)]
+        s = [dot(W[:, c], x, cols) + (b[c] if fit_intercept else 0.0) for c in range(n_classes)]
         best = max(range(n_classes), key=lambda c: (s[c], -c))
         labels[t], scores[t] = best, s[best]
         yt = int(y[t])
         r = max((c for c in range(n_classes) if c != yt), key=lambda c: (s[c], -c))
         loss = max(0.0, 1.0 - (s[yt] - s[r]))
-        sq = sq_norm(x, cols)
+        sq = sq_norm(x, cols) + (1.0 if fit_intercept else 0.0)
         if loss > 0 and 0 < sq < math.inf:
             tau = _pa_tau(rule, C, loss, 2.0 * sq)
             W[cols, yt] += tau * x[cols]
             W[cols, r] -= tau * x[cols]
+            b[yt] += tau
+            b[r] -= tau
         l1 = float(np.sum(np.abs(W)))
         if l1 > radius:
             W *= radius / l1

@@ -13,7 +13,7 @@ from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
 from cpython.long cimport PyLong_AsSsize_t
 from cpython.object cimport PyObject
 from libc.math cimport isfinite
-from libc.stdint cimport int64_t
+from libc.stdint cimport INT64_MAX, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp
 
@@ -95,6 +95,39 @@ cdef inline int _step(Core core, Record* rec, Py_ssize_t r, const int64_t* idx,
     return 0
 
 
+cdef int _bad_row(Py_ssize_t row, const int64_t* idx, Py_ssize_t m, int64_t width) except -1:
+    """Raise ``ValueError`` unless the row's columns ``idx[:m]`` increase within ``[0, width)``.
+
+    The boundary (:func:`evofeat.base.canonical.canonical_csr`) makes rows so; this is what
+    keeps the compiled core's memory safe when arrays reach the loop another way (changed in
+    place after a check, or built by hand): a column out of range or stored twice would read or
+    write past a learner's arrays.
+    """
+    cdef Py_ssize_t k
+    cdef int64_t prev = -1
+    for k in range(m):
+        if idx[k] <= prev or idx[k] >= width:
+            raise ValueError(
+                f"row {row} has column {idx[k]} "
+                + ("after column %d" % prev if idx[k] <= prev else f"past the last ({width - 1})")
+                + ": the compiled loop takes rows with increasing columns in range (a SciPy "
+                "matrix reaches it through evofeat.base.canonical.canonical_csr; a Stream whose "
+                "arrays were changed in place needs to be built again)"
+            )
+        prev = idx[k]
+    return 0
+
+
+cdef int _bad_offsets(Py_ssize_t row, int64_t a, int64_t b, Py_ssize_t nnz) except -1:
+    """Raise ``ValueError`` unless ``0 <= a <= b <= nnz`` (a CSR row's offsets)."""
+    if a < 0 or b < a or b > nnz:
+        raise ValueError(
+            f"row {row} spans entries {a} to {b} of {nnz}: a CSR indptr must be non-decreasing "
+            "offsets within the stored entries"
+        )
+    return 0
+
+
 def run_chunk(
     Core core,
     const int64_t[::1] indptr,
@@ -115,6 +148,7 @@ def run_chunk(
     double base_l,
     double[::1] out_label,
     double[::1] out_score,
+    int64_t width=-1,
 ):
     """Predict, announce visibility, learn, row by row; record the running totals at the curve's ticks.
 
@@ -122,17 +156,25 @@ def run_chunk(
     from ``tick_pos[0]`` on); ``curve_m`` / ``curve_l`` receive ``base_m`` /
     ``base_l`` plus the chunk's running mistakes / loss of the scored rows
     (those from ``first_scored`` on). Returns the chunk's mistakes and loss.
-    ``out_label`` / ``out_score`` get every prediction when they are not empty.
+    ``out_label`` / ``out_score`` get every prediction when they are not empty. Each row's
+    columns must increase and, when ``width >= 0``, stay below ``width`` (the learner's
+    capacity); a row that breaks this raises ``ValueError`` before the learner sees it.
     """
     cdef Record rec = _record(first_scored, count_mistakes, tick_at, tick_pos, curve_m, curve_l,
                               base_m, base_l, out_label, out_score)
     cdef Py_ssize_t n_seg = seg_rows.shape[0], k = 0, i, a, b, nv
+    cdef Py_ssize_t nnz = min(indices.shape[0], data.shape[0])
+    cdef int64_t bound = width if width >= 0 else INT64_MAX
+    if indptr.shape[0] < y.shape[0] + 1:
+        raise ValueError(f"{y.shape[0]} rows need {y.shape[0] + 1} offsets, not {indptr.shape[0]}")
     cdef const int64_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
     cdef const double* dp = &data[0] if data.shape[0] > 0 else NULL
     cdef const int64_t* sp = &seg_cols[0] if seg_cols.shape[0] > 0 else NULL
     for i in range(y.shape[0]):
         a = indptr[i]
         b = indptr[i + 1]
+        _bad_offsets(i, a, b, nnz)
+        _bad_row(i, ip + a, b - a, bound)
         nv = -1
         if k < n_seg and seg_rows[k] == i:
             nv = seg_indptr[k + 1] - seg_indptr[k]
@@ -265,7 +307,21 @@ def run_rows(
     cdef int64_t* scols = buf.scols
     cdef int64_t* stamp = buf.stamp
     cdef const unsigned char* mask
+    cdef Py_ssize_t nnz = min(indices.shape[0], data.shape[0])
+    cdef int64_t bound = col_map.shape[0]  # stream columns, or (internal) the columns they map to
+    if internal:
+        bound = 0
+        for j in range(col_map.shape[0]):
+            bound = max(bound, col_map[j] + 1)
     try:
+        if y.shape[0] < stop or col_map.shape[0] != d or (dense and (X.shape[0] < stop
+                                                                     or X.shape[1] != d)) or (
+                not dense and indptr.shape[0] < stop + 1):
+            raise ValueError(
+                f"rows {start}:{stop} do not fit the arrays: {y.shape[0]} labels, "
+                f"{col_map.shape[0]} mapped columns and masks of {d}, X of shape "
+                f"{X.shape[0]} x {X.shape[1]}, {indptr.shape[0]} CSR offsets"
+            )
         for i in range(start, stop):
             r = i - start
             while k + 1 < n_seg and seg_rows[k + 1] <= i:
@@ -311,8 +367,11 @@ def run_rows(
                 m = 0
                 last = -1
                 sorted_row = True
+                _bad_offsets(i, indptr[i], indptr[i + 1], nnz)
                 for j in range(indptr[i], indptr[i + 1]):
                     c = indices[j]
+                    if <uint64_t> c >= <uint64_t> bound:  # a negative c too
+                        _bad_row(i, &indices[j], 1, bound)
                     if not full and stamp[c] != k:
                         continue
                     ic = c if internal else col_map[c]
@@ -323,6 +382,7 @@ def run_rows(
                     m += 1
                 if not sorted_row:
                     _sort_pairs(bi, bv, m)
+                    _bad_row(i, bi, m, INT64_MAX)  # a column stored twice
                 idx = bi
                 val = bv
             if seg_rows[k] == i and (i > 0 or announce_first):
@@ -375,14 +435,25 @@ def predict_rows(
     const double[::1] data,
     double[::1] out_score,
     double[::1] out_label,
+    int64_t width=-1,
 ):
-    """Score CSR rows without learning: ``out_score[i]``, ``out_label[i]`` for each row ``i``."""
+    """Score CSR rows without learning: ``out_score[i]``, ``out_label[i]`` for each row ``i``.
+
+    Each row's columns must increase and, when ``width >= 0``, stay below ``width`` (the
+    learner's capacity): a row that breaks this raises ``ValueError`` (see :func:`run_chunk`).
+    """
     cdef Py_ssize_t i, a
     cdef double label
     cdef const int64_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
     cdef const double* dp = &data[0] if data.shape[0] > 0 else NULL
+    cdef Py_ssize_t nnz = min(indices.shape[0], data.shape[0])
+    if indptr.shape[0] < out_score.shape[0] + 1 or out_label.shape[0] < out_score.shape[0]:
+        raise ValueError(f"{out_score.shape[0]} rows need {out_score.shape[0] + 1} offsets and "
+                         f"labels, not {indptr.shape[0]} and {out_label.shape[0]}")
     for i in range(out_score.shape[0]):
         a = indptr[i]
+        _bad_offsets(i, a, indptr[i + 1], nnz)
+        _bad_row(i, ip + a, indptr[i + 1] - a, width if width >= 0 else INT64_MAX)
         out_score[i] = core.predict(ip + a, dp + a, indptr[i + 1] - a, &label)
         out_label[i] = label
 

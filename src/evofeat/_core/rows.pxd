@@ -31,12 +31,13 @@ cdef inline void sort_entries(Entry* e, Py_ssize_t m) noexcept nogil:
 
 
 cdef inline void sort_pairs(int64_t* idx, double* val, Py_ssize_t m) noexcept nogil:
-    """Sort the entries ``(idx[k], val[k])`` by ``idx`` (distinct): insertion sort, qsort when long."""
+    """Sort the entries ``(idx[k], val[k])`` by ``idx`` (distinct): insertion sort, qsort when long
+    (insertion sort too when there is no memory for qsort's copy: sorted in any case)."""
     cdef Py_ssize_t a, b
     cdef int64_t ci
     cdef double cv
-    cdef Entry* ent
-    if m <= 32:
+    cdef Entry* ent = <Entry*> malloc(m * sizeof(Entry)) if m > 32 else NULL
+    if ent is NULL:
         for a in range(1, m):
             ci = idx[a]
             cv = val[a]
@@ -47,9 +48,6 @@ cdef inline void sort_pairs(int64_t* idx, double* val, Py_ssize_t m) noexcept no
                 b -= 1
             idx[b + 1] = ci
             val[b + 1] = cv
-        return
-    ent = <Entry*> malloc(m * sizeof(Entry))
-    if ent is NULL:
         return
     for a in range(m):
         ent[a].col = idx[a]

@@ -25,6 +25,7 @@ import numpy as np
 from evofeat._core import helpers as _helpers
 from evofeat._core import loop as _loop
 from evofeat._core.core import Core
+from evofeat.base.canonical import canonical_csr
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex, sort_names
 
@@ -76,9 +77,7 @@ def batch_arrays(X: Any) -> tuple[np.ndarray | sp.csr_matrix, list[Hashable], An
             )
         return _finite(np.ascontiguousarray(values)), names, X.index
     if _is_sparse(X):
-        import scipy.sparse as sp
-
-        csr = sp.csr_matrix(X, dtype=np.float64)
+        csr = canonical_csr(X, "a sparse mini-batch")  # duplicates summed, indices sorted, checked
         _finite(csr.data, absent_ok=False)
         return csr, [f"f{j}" for j in range(csr.shape[1])], None
     try:
@@ -597,12 +596,22 @@ class OnlineLearner:
         self, X: np.ndarray | sp.csr_matrix, names: Iterable[Hashable]
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(score, label)`` of each row from the compiled predict (see :func:`evofeat.compat.score_rows`)."""
+        import scipy.sparse as sp
+
+        if sp.issparse(X):
+            X = canonical_csr(X, "a sparse batch")
+        names = list(names)
+        if len(X.shape) != 2 or len(names) != X.shape[1]:
+            raise InputError(
+                "the feature names do not match the columns",
+                expected=f"one name per column ({X.shape[-1]} names)",
+                received=f"{len(names)} names for shape {X.shape}",
+                fix="pass the names of the columns of X, in order",
+            )
         n = X.shape[0]
         score, label = np.zeros(n), np.zeros(n)
         if getattr(self, "_state", None) is None:
             return score, label
-        import scipy.sparse as sp
-
         col_map = np.array([self.feature_index_.get(j) for j in names], dtype=np.int64)
         for start in range(0, n, _PREDICT_ROWS):
             stop = min(n, start + _PREDICT_ROWS)
@@ -627,6 +636,7 @@ class OnlineLearner:
                 csr.data.astype(np.float64),
                 score[start:stop],
                 label[start:stop],
+                self._capacity,
             )
         return score, label
 

@@ -1,9 +1,10 @@
-"""Feature-evolvable learners: FESL-c, FESL-s and their baselines NOGD, ROGD-u, ROGD-f.
+"""Feature-evolvable learners: FESL-c, FESL-s and their baselines NOGD, ROGD-u, ROGD-f; ``Auto``, the recommended learner.
 
 Their base learner, OGD, is a linear learner: :class:`evofeat.linear.ogd.OGD`.
 """
 
+from evofeat.ensemble.auto import Auto
 from evofeat.ensemble.fesl import FESL, fesl_reference
 from evofeat.ensemble.mapping import recover
 
-__all__ = ["FESL", "fesl_reference", "recover"]
+__all__ = ["FESL", "Auto", "fesl_reference", "recover"]

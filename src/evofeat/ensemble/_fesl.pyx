@@ -12,6 +12,7 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
 
 from evofeat._core.adaptive cimport adagrad_step, ftrl_step, ftrl_weight, nag_ratio, nag_rescaled
+from evofeat._core.bias cimport bias_add, bias_adagrad, bias_score, bias_sq
 from evofeat._core.core cimport Core
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
 from evofeat._core.rng cimport GOLDEN, peek_uniform
@@ -288,16 +289,11 @@ cdef class FESLCore(Core):
 
     cdef double score_new(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
         """The current model's score: :meth:`dot_cur`, plus its bias with ``fit_intercept``."""
-        cdef double f = self.dot_cur(idx, val, n)
-        if self.fit_intercept:
-            f = saturate(f + self.intercept)
-        return f
+        return bias_score(self.fit_intercept, self.intercept, self.dot_cur(idx, val, n))
 
     cdef double score_old(self, double f) noexcept:
         """The old model's score from ``f = r_a . (X_new x) = w_old . psi(x)``: plus its bias with ``fit_intercept``."""
-        if self.fit_intercept:
-            f = saturate(f + self.intercept_old)
-        return f
+        return bias_score(self.fit_intercept, self.intercept_old, f)
 
     cdef double pending_bias(self) noexcept:
         """The bias of the next cycle's old model: ``a1 b_old + a2 b`` (that of the predictor now)."""
@@ -509,8 +505,8 @@ cdef class FESLCore(Core):
         if self.base == 0:
             a = -tau * slope
             self.step_new(a, idx, val, n)
-            if self.fit_intercept and fabs(a) <= MAX:  # the input 1: the same step
-                self.intercept = saturate(self.intercept + a)
+            if fabs(a) <= MAX:  # the input 1: the same step
+                bias_add(self.fit_intercept, &self.intercept, a)
             return
         if not fabs(slope) <= MAX:
             return
@@ -521,9 +517,7 @@ cdef class FESLCore(Core):
             return
         if self.fit_intercept:  # the input 1: the gradient is the slope, with the bias's own state
             if self.base == 1:
-                self.intercept = saturate(
-                    self.intercept + adagrad_step(&self.intercept_G, saturate(slope), self.lr,
-                                                  self.eps))
+                bias_adagrad(1, &self.intercept, &self.intercept_G, slope, self.lr, self.eps)
             else:  # FTRL's bias: no L1, no L2 (as FTRL's)
                 ftrl_step(&self.intercept_z, &self.intercept_G, self.intercept, saturate(slope),
                           self.lr)
@@ -580,8 +574,7 @@ cdef class FESLCore(Core):
             if self.s[j] > 0.0:
                 r = a / self.s[j]
                 nx += r * r
-        if self.fit_intercept:  # the input 1 of scale 1 adds 1 to N
-            nx += 1.0
+        nx = bias_sq(self.fit_intercept, nx)  # the input 1 of scale 1 adds 1 to N
         self.nag_t += 1.0
         self.nag_N = saturate(self.nag_N + nx)
         if not self.nag_N > 0.0:  # no value seen yet: every gradient is 0

@@ -281,6 +281,7 @@ def prequential(
                 total_l,
                 no_out if labels_all is None else labels_all[ch.start : ch.start + m],
                 no_out if scores_all is None else scores_all[ch.start : ch.start + m],
+                learner._capacity,  # every row's columns are checked against it
             )
             compute += time.perf_counter() - c0
             total_m += int(wrong)

@@ -10,6 +10,7 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcpy
 
+from evofeat._core.bias cimport bias_adagrad, bias_score, bias_sq
 from evofeat._core.core cimport Core
 from evofeat._core.adaptive cimport (
     adagrad_step, ftrl_step, ftrl_weight, invariant_shrink, nag_ratio, nag_rescaled,
@@ -104,8 +105,8 @@ cdef class FTRLCore(RowScratch):
             w = self.weights(idx, m)
             if w != NULL:
                 s = safe_dotn(w, val, m)
-        if self.fit_intercept:
-            s = saturate(s + self.bias())
+        if self.fit_intercept:  # the lazy weight is computed only when the bias is on
+            s = bias_score(1, self.bias(), s)
         label[0] = label_of(self.loss_kind, s)
         return s
 
@@ -156,9 +157,8 @@ cdef class AdaGradCore(Core):
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t m,
                         double* label) noexcept:
-        cdef double s = safe_dot(&self.w[0], idx, val, m)
-        if self.fit_intercept:
-            s = saturate(s + self.intercept)
+        cdef double s = bias_score(self.fit_intercept, self.intercept,
+                                   safe_dot(&self.w[0], idx, val, m))
         label[0] = label_of(self.loss_kind, s)
         return s
 
@@ -176,10 +176,9 @@ cdef class AdaGradCore(Core):
             i = idx[k]
             g = saturate(slope * val[k])
             w[i] = saturate(w[i] + adagrad_step(&G[i], g, self.lr, self.eps))
-        if self.fit_intercept:  # the gradient on the constant input 1 is the slope
-            self.intercept = saturate(
-                self.intercept + adagrad_step(&self.intercept_G, saturate(slope), self.intercept_lr,
-                                              self.eps))
+        # the gradient on the constant input 1 is the slope
+        bias_adagrad(self.fit_intercept, &self.intercept, &self.intercept_G, slope,
+                     self.intercept_lr, self.eps)
         return loss
 
 
@@ -218,8 +217,7 @@ cdef class NAGCore(RowScratch):
                 for k in range(m):  # the weights rescaled to the row's new scales (lines 5-9)
                     v[k] = nag_rescaled(w[idx[k]], s[idx[k]], fabs(val[k]))
                 sc = safe_dotn(v, val, m)
-        if self.fit_intercept:
-            sc = saturate(sc + self.intercept)
+        sc = bias_score(self.fit_intercept, self.intercept, sc)
         label[0] = label_of(self.loss_kind, sc)
         return sc
 
@@ -243,15 +241,14 @@ cdef class NAGCore(RowScratch):
             if s[i] > 0.0:
                 r = a / s[i]
                 nx += r * r
-        if self.fit_intercept:
-            nx += 1.0
+        nx = bias_sq(self.fit_intercept, nx)  # the input 1 of scale 1
         self.t += 1.0
         self.N = saturate(self.N + nx)
         if not self.N > 0.0:  # no value seen yet: every gradient is 0
             return loss
         cdef double q = sqrt(self.t / self.N)
         cdef double* d = self.scratch(m)  # the gradient steps (lines 13-16), applied below
-        if d == NULL:
+        if d == NULL and m > 0:  # an empty row (no buffer yet on a fresh core) still steps the bias
             return loss
         cdef double db = 0.0, D = 0.0, shrink = 1.0
         for k in range(m):

@@ -19,6 +19,7 @@ from libc.math cimport INFINITY, fabs, floor, pow, sqrt
 from libc.stdint cimport int8_t, int64_t, uint64_t
 
 from evofeat._core.adaptive cimport adagrad_step
+from evofeat._core.bias cimport bias_adagrad, bias_add, bias_score
 from evofeat._core.core cimport Core
 from evofeat._core.rng cimport draw_uniform
 from evofeat._core.safe cimport dot, fmax0
@@ -59,11 +60,15 @@ cdef class OFSCore(Core):
     cdef public double eps  # AdaGrad's divisor sqrt(eps + G)
     cdef public double[::1] rank  # rank_power > 0: |v_i| (eps + G_i)^rank_power, the heap's key
     cdef public double rank_power  # 0: truncate by |w| (the paper's rule, the heap keyed on v)
+    # the bias (_core/bias.pxd): outside v, the scale, the decay, the ball and the budget
+    cdef public int fit_intercept
+    cdef public double intercept
+    cdef public double intercept_G  # AdaGrad's sum of squared hinge subgradients on the input 1
 
     _fields = (
         "v", "heap", "pos", "dw", "cand", "hsize", "scale", "sq_norm", "B", "dim",
         "lr", "l2", "radius", "budget", "budget_count", "zero_is_mistake", "G", "adagrad", "eps",
-        "rank", "rank_power",
+        "rank", "rank_power", "fit_intercept", "intercept", "intercept_G",
     )
 
     cdef inline WeightVector weights(self) noexcept:
@@ -77,9 +82,18 @@ cdef class OFSCore(Core):
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
-        cdef double s = self.scale * dot(&self.v[0], idx, val, n)
+        cdef double s = bias_score(self.fit_intercept, self.intercept,
+                                   self.scale * dot(&self.v[0], idx, val, n))
         label[0] = self.label_of(s)
         return s
+
+    cdef inline void step_bias(self, double y) noexcept:
+        """OFS's step on the input 1 (always observed): ``b += lr y``, or AdaGrad's with gradient ``-y``."""
+        if self.adagrad:
+            bias_adagrad(self.fit_intercept, &self.intercept, &self.intercept_G, -y, self.lr,
+                         self.eps)
+        else:
+            bias_add(self.fit_intercept, &self.intercept, self.lr * y)
 
     cdef int visible(self, const int64_t* cols, Py_ssize_t n, Py_ssize_t dim) except -1:
         """B follows the number of features seen (halves round up, as MATLAB's ``round``)."""
@@ -201,6 +215,7 @@ cdef class OFSCore(Core):
                 else:
                     dw[k] = self.lr * y * val[k]
             self.step(idx, n)
+            self.step_bias(y)
         return fmax0(0.0, 1.0 - margin)
 
 
@@ -216,6 +231,7 @@ cdef class PETrunCore(OFSCore):
         for k in range(n):
             dw[k] = y * val[k]
         self.step(idx, n)
+        bias_add(self.fit_intercept, &self.intercept, y)
         return 1.0
 
 
@@ -294,6 +310,7 @@ cdef class RANDCore(OFSCore):
         cdef Py_ssize_t k
         if y * score > 0.0:
             return 0.0
+        bias_add(self.fit_intercept, &self.intercept, y)  # outside the random set
         if self.redraw:
             self.redraw_after(idx, val, n, y)
             return 1.0
@@ -401,7 +418,8 @@ cdef class OFSPCore(OFSCore):
         cdef Py_ssize_t j
         if not draw_uniform(<uint64_t> self.seed, <uint64_t> self.t, 0) < self.epsilon:
             explore[0] = False
-            return self.scale * dot(&self.v[0], idx, val, n)
+            return bias_score(self.fit_intercept, self.intercept,
+                              self.scale * dot(&self.v[0], idx, val, n))
         explore[0] = True
         if self.marked != self.t:
             self.unmark()
@@ -411,7 +429,7 @@ cdef class OFSPCore(OFSCore):
         for j in range(n):
             if flag[idx[j]] != 0:
                 s += v[idx[j]] * val[j]
-        return self.scale * s
+        return bias_score(self.fit_intercept, self.intercept, self.scale * s)
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
@@ -459,6 +477,7 @@ cdef class OFSPCore(OFSCore):
                 else:
                     dw[j] = self.lr * y * val[j] / q
             self.step(idx, n)
+            self.step_bias(y)  # the input 1 is observed with probability 1
         self.unmark()
         self.t += 1
         return fmax0(0.0, 1.0 - margin)

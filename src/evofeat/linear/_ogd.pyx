@@ -4,6 +4,7 @@
 from libc.math cimport fabs, sqrt
 from libc.stdint cimport int64_t
 
+from evofeat._core.bias cimport bias_score
 from evofeat._core.core cimport Core
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
 from evofeat._core.safe cimport MAX, safe_axpy, safe_dot, saturate
@@ -45,10 +46,7 @@ cdef class OGDCore(Core):
     _fields = ("w", "loss_kind", "lr", "t", "fit_intercept", "intercept", "intercept_lr")
 
     cdef inline double decision(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
-        cdef double s = safe_dot(&self.w[0], idx, val, n)
-        if self.fit_intercept:
-            s = saturate(s + self.intercept)
-        return s
+        return bias_score(self.fit_intercept, self.intercept, safe_dot(&self.w[0], idx, val, n))
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:

@@ -4,6 +4,7 @@
 from libc.math cimport fabs, ldexp
 from libc.stdint cimport int64_t
 
+from evofeat._core.bias cimport bias_add, bias_score, bias_sq
 from evofeat._core.core cimport Core
 from evofeat._core.safe cimport (
     MAX, NORMAL, exponent, fmax0, safe_axpy, safe_dot, saturate, sign_label, sq_norm,
@@ -31,9 +32,8 @@ cdef class PACore(Core):
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
-        cdef double s = safe_dot(&self.w[0], idx, val, n)
-        if self.fit_intercept:
-            s = saturate(s + self.intercept)
+        cdef double s = bias_score(self.fit_intercept, self.intercept,
+                                   safe_dot(&self.w[0], idx, val, n))
         label[0] = sign_label(s)
         return s
 
@@ -63,15 +63,12 @@ cdef class PACore(Core):
         if loss == 0.0:
             return 0.0
         cdef double* w = &self.w[0]
-        cdef double sq = sq_norm(val, n)
+        cdef double sq = bias_sq(self.fit_intercept, sq_norm(val, n))
         cdef double a
-        if self.fit_intercept:
-            sq = sq + 1.0
         if NORMAL <= sq <= MAX:
             a = self.step(loss, sq) * y
             if safe_axpy(w, a, idx, val, n):
-                if self.fit_intercept:
-                    self.intercept = saturate(self.intercept + a)
+                bias_add(self.fit_intercept, &self.intercept, a)
                 return loss
         # ||x||^2 over- or underflowed: the step on the row rescaled by a power of two
         cdef double m = 1.0 if self.fit_intercept else 0.0  # the bias's input is 1
@@ -92,6 +89,5 @@ cdef class PACore(Core):
         if fabs(c) <= MAX:
             for k in range(n):
                 w[idx[k]] = saturate(w[idx[k]] + c * ldexp(val[k], -e))
-            if self.fit_intercept:
-                self.intercept = saturate(self.intercept + c * ldexp(1.0, -e))
+            bias_add(self.fit_intercept, &self.intercept, c * ldexp(1.0, -e))
         return loss

@@ -3,8 +3,9 @@
 
 from libc.stdint cimport int64_t
 
+from evofeat._core.bias cimport bias_add, bias_score
 from evofeat._core.core cimport Core
-from evofeat._core.safe cimport safe_axpy, safe_dot, saturate, sign_label
+from evofeat._core.safe cimport safe_axpy, safe_dot, sign_label
 
 
 cdef class PerceptronCore(Core):
@@ -24,9 +25,8 @@ cdef class PerceptronCore(Core):
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
-        cdef double s = safe_dot(&self.w[0], idx, val, n)
-        if self.fit_intercept:
-            s = saturate(s + self.intercept)
+        cdef double s = bias_score(self.fit_intercept, self.intercept,
+                                   safe_dot(&self.w[0], idx, val, n))
         label[0] = sign_label(s)
         return s
 
@@ -35,6 +35,5 @@ cdef class PerceptronCore(Core):
         if y * score > 0.0:
             return 0.0
         safe_axpy(&self.w[0], self.lr * y, idx, val, n)
-        if self.fit_intercept:
-            self.intercept = saturate(self.intercept + self.intercept_lr * y)
+        bias_add(self.fit_intercept, &self.intercept, self.intercept_lr * y)
         return 1.0

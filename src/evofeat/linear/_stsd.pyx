@@ -18,6 +18,7 @@ from libc.math cimport fabs, floor, isfinite, sqrt
 from libc.stdint cimport int64_t, uint64_t
 
 from evofeat._core.adaptive cimport adagrad_step
+from evofeat._core.bias cimport bias_adagrad, bias_add, bias_score, bias_sq
 from evofeat._core.core cimport Core
 from evofeat._core.rng cimport GOLDEN, next_uniform
 from evofeat._core.safe cimport dot, fmax0, saturate, sq_norm
@@ -110,11 +111,15 @@ cdef class STSDCore(Core):
     cdef public bint metric_tau  # with adagrad: the step is tau (Alg. 2) in AdaGrad's metric, not lr
     cdef public double lr  # AdaGrad's eta
     cdef public double eps  # AdaGrad's divisor sqrt(eps + G)
+    # the bias (_core/bias.pxd): outside v, the scale, the ball and the budget
+    cdef public int fit_intercept
+    cdef public double intercept
+    cdef public double intercept_G  # AdaGrad's sum of squared (sub)gradients on the input 1
 
     _fields = (
         "v", "heap", "pos", "hsize", "scale", "l1", "last_tau", "dim", "new_from", "rule", "C",
         "radius", "budget", "original", "project", "select", "regression", "epsilon", "rng",
-        "G", "adagrad", "metric_tau", "lr", "eps",
+        "G", "adagrad", "metric_tau", "lr", "eps", "fit_intercept", "intercept", "intercept_G",
     )
 
     cdef inline WeightVector wv(self) noexcept:
@@ -124,7 +129,8 @@ cdef class STSDCore(Core):
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
-        cdef double f = self.scale * dot(&self.v[0], idx, val, n)
+        cdef double f = bias_score(self.fit_intercept, self.intercept,
+                                   self.scale * dot(&self.v[0], idx, val, n))
         if self.regression:
             label[0] = f
         else:
@@ -177,6 +183,13 @@ cdef class STSDCore(Core):
             self.G[c] = saturate(self.G[c] + x * x)
             s += x * x / sqrt(self.eps + self.G[c])
         return s
+
+    cdef inline double metric_bias(self) noexcept:
+        """The input 1's term of :meth:`metric_norm` (``G_b += 1``, then ``1 / sqrt(eps + G_b)``); 0 without a bias."""
+        if not self.fit_intercept:
+            return 0.0
+        self.intercept_G = saturate(self.intercept_G + 1.0)
+        return 1.0 / sqrt(self.eps + self.intercept_G)
 
     cdef void random_keep(self, int64_t k, double n) noexcept:
         """Keep a uniform ``k``-subset of ``n`` coordinates, the support first, by column (Algorithm
@@ -261,7 +274,7 @@ cdef class STSDCore(Core):
                 update = margin <= 0.0
             else:
                 update = loss > 0.0
-        sq = sq_norm(val, n)
+        sq = bias_sq(self.fit_intercept, sq_norm(val, n))  # the bias's input 1 counts
         stepped = update and sq > 0.0 and isfinite(sq)
         if stepped:
             tau = step_size(self.rule, self.C, loss, sq, margin, self.original)
@@ -270,17 +283,26 @@ cdef class STSDCore(Core):
             # first round of a new stage: old coordinates step, new ones get the last tau
             if stepped:
                 self.add(idx, val, n, tau * direction, 0, new_from)
+                bias_add(self.fit_intercept, &self.intercept, tau * direction)  # an old input
             self.add(idx, val, n, (1.0 if self.rule == STEP_PERCEPTRON else self.last_tau) * direction,
                      new_from, ALL_COLS)
             self.sparsify()
         elif stepped and self.metric_tau:  # tau of Alg. 2 with ||x||^2 in AdaGrad's metric
-            sq = self.metric_norm(idx, val, n)
+            sq = self.metric_norm(idx, val, n) + self.metric_bias()
             if sq > 0.0 and isfinite(sq):
-                self.add(idx, val, n, step_size(self.rule, self.C, loss, sq, margin, False) * direction,
-                         0, ALL_COLS)
+                tau = step_size(self.rule, self.C, loss, sq, margin, False) * direction
+                self.add(idx, val, n, tau, 0, ALL_COLS)
+                bias_add(self.fit_intercept, &self.intercept,
+                         tau / sqrt(self.eps + self.intercept_G))
+            self.sparsify()
+        elif stepped and self.adagrad:  # the hinge's subgradient on the input 1 is -direction
+            self.add(idx, val, n, direction, 0, ALL_COLS)
+            bias_adagrad(self.fit_intercept, &self.intercept, &self.intercept_G, -direction,
+                         self.lr, self.eps)
             self.sparsify()
         elif stepped:
-            self.add(idx, val, n, direction if self.adagrad else tau * direction, 0, ALL_COLS)
+            self.add(idx, val, n, tau * direction, 0, ALL_COLS)
+            bias_add(self.fit_intercept, &self.intercept, tau * direction)
             self.sparsify()
         elif not self.original:
             self.sparsify()  # the paper's sparsity step runs every round
@@ -309,10 +331,12 @@ cdef class STSDMulticlassCore(Core):
     cdef public double C
     cdef public double radius
     cdef public double budget
+    cdef public int fit_intercept
+    cdef public double[::1] intercept  # one bias per class (_core/bias.pxd), outside V's scale
     cdef double[::1] f  # scratch: the class scores of the current row
 
     _fields = ("V", "g", "heap", "pos", "hsize", "scale", "l1", "dim", "rule", "C", "radius",
-               "budget")
+               "budget", "fit_intercept", "intercept")
 
     def __init__(self, **fields):
         Core.__init__(self, **fields)
@@ -329,7 +353,7 @@ cdef class STSDMulticlassCore(Core):
             for c in range(K):
                 f[c] += row[c] * val[k]
         for c in range(K):
-            f[c] *= self.scale
+            f[c] = bias_score(self.fit_intercept, self.intercept[c], f[c] * self.scale)
 
     cdef Py_ssize_t argmax(self, Py_ssize_t skip) noexcept:
         """The highest score (the lowest class among ties), ``skip`` excluded."""
@@ -370,7 +394,7 @@ cdef class STSDMulticlassCore(Core):
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
                       double y, double score) noexcept:
         cdef Py_ssize_t K = self.V.shape[1], k, yc, r
-        cdef double loss, sq, a, old
+        cdef double loss, sq, a, tau, old
         cdef int64_t j, keep
         if not (y > -1.0 and y < <double> K):  # int(y) is not a class
             return 0.0
@@ -378,9 +402,12 @@ cdef class STSDMulticlassCore(Core):
         self.scores(idx, val, n)
         r = self.argmax(yc)
         loss = fmax0(0.0, 1.0 - (self.f[yc] - self.f[r]))
-        sq = sq_norm(val, n)
+        sq = bias_sq(self.fit_intercept, sq_norm(val, n))  # each class's input 1 counts
         if loss > 0.0 and 0.0 < sq and isfinite(sq):
-            a = step_size(self.rule, self.C, loss, 2.0 * sq, 0.0, False) / self.scale
+            tau = step_size(self.rule, self.C, loss, 2.0 * sq, 0.0, False)
+            bias_add(self.fit_intercept, &self.intercept[yc], tau)
+            bias_add(self.fit_intercept, &self.intercept[r], -tau)
+            a = tau / self.scale
             for k in range(n):
                 j = idx[k]
                 if val[k] == 0.0:

@@ -22,8 +22,14 @@ from typing import Any
 import numpy as np
 
 from evofeat.linear._ofs import OFSPCore
-from evofeat.linear._splitmix import draw_uniform
-from evofeat.linear.ofs import _COMMON_DOC, _STEP_DOC, _real, _require, _Step
+from evofeat.linear._ofs_base import (
+    _COMMON_DOC,
+    _STEP_DOC,
+    _real,
+    _require,
+    _Step,
+    observed_reference,
+)
 
 __all__ = ["OFSP", "observed_reference"]
 
@@ -77,6 +83,13 @@ class OFSP(_Step):
     _core = OFSPCore
     _algorithm = "ofs-p"
     per_feature = (*_Step.per_feature, "flag", "vis", "pick")
+    #: What a model file must satisfy (evofeat.io): OFS's, and the drawn attributes' columns.
+    _state_spec = _Step._state_spec.extend(
+        fixed=("seed", "epsilon"),
+        indices=("vis", "pick"),
+        counts=("n_visible", "n_marked"),
+        nonnegative=("t",),
+    )
 
     def __init__(
         self,
@@ -91,6 +104,7 @@ class OFSP(_Step):
         step: str = "paper",
         eps: float = 1e-8,
         truncate_by: str = "weight",
+        fit_intercept: bool = False,
     ) -> None:
         self.lr = lr
         self.l2 = l2
@@ -103,6 +117,7 @@ class OFSP(_Step):
         self.step = step
         self.eps = eps
         self.truncate_by = truncate_by
+        self.fit_intercept = fit_intercept
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -126,23 +141,3 @@ class OFSP(_Step):
             "marked": -1,
             "n_marked": 0,
         }
-
-
-def observed_reference(
-    w: np.ndarray, visible: np.ndarray, B: int, epsilon: float, *, seed: int, t: int
-) -> set[int]:
-    """The attributes OFS_P requests in row ``t`` (plain Python; ``visible`` sorted).
-
-    Exploration (probability ``epsilon``): a uniform ``min(B, d)``-subset of
-    the visible columns, drawn by Floyd's algorithm on the same numbers as
-    the compiled path; otherwise the support of ``w``.
-    """
-    if not draw_uniform(seed, t, 0) < epsilon:
-        return {int(c) for c in np.flatnonzero(w)}
-    m = len(visible)
-    k = min(B, m)
-    chosen: set[int] = set()
-    for i, j in enumerate(range(m - k, m)):
-        c = int(visible[int(draw_uniform(seed, t, 1 + i) * (j + 1))])
-        chosen.add(int(visible[j]) if c in chosen else c)
-    return chosen

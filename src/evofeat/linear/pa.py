@@ -8,6 +8,7 @@ from functools import partial
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._pa import PACore
 from evofeat.linear._safe import MAX, dot_reference, saturate_reference
@@ -47,7 +48,8 @@ class PA(InterceptMixin, OnlineLearner):
         has, so the score is ``w . x + b``, ``||x||^2`` counts the 1 (``tau``
         uses ``||x||^2 + 1``; a zero row is then learned) and ``b += tau y``.
         The bias is not a feature (always visible, not in ``coef_`` nor in
-        the feature index). Off by default: Crammer et al.'s rule, as the
+        the feature index). Turn it on for raw features with an offset or
+        imbalanced classes. Off by default: Crammer et al.'s rule, as the
         papers' baselines run it.
 
     Attributes
@@ -72,6 +74,9 @@ class PA(InterceptMixin, OnlineLearner):
     Crammer, Dekel, Keshet, Shalev-Shwartz, Singer. Online Passive-Aggressive
     Algorithms. JMLR 7, 2006 (Fig. 1 and Eq. 6-8).
     """
+
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set.
+    _state_spec = StateSpec(fixed=("mode", "C", "fit_intercept"))
 
     def __init__(self, mode: str = "pa-i", C: float = 1.0, fit_intercept: bool = False) -> None:
         self.mode = mode

@@ -9,7 +9,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
 from evofeat.linear._adagrad_step import adagrad_delta
+from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._safe import MAX
 from evofeat.linear._splitmix import uniform
 from evofeat.linear._stsd import SELECTIONS, STEP_RULES, STSDCore
@@ -148,7 +150,7 @@ def _select(mode: str, rand_mask: str) -> tuple[str, str]:
     return rule, (_RAND_MASKS[rand_mask] if select == "random" else select)
 
 
-class STSD(OnlineLearner):
+class STSD(InterceptMixin, OnlineLearner):
     """STSD and its variants: PA steps on a feature space that grows, kept sparse.
 
     Each round (Alg. 1): predict ``sign(w . x~)`` over the features ``w``
@@ -255,6 +257,18 @@ class STSD(OnlineLearner):
         exceeds ``round(B d)``) or ``"always"`` (after every update and on the
         first row of a stage, whatever the support: ``STSD_rand.m``'s
         ``w_t = w_t .* v_idx``).
+    fit_intercept
+        Learn a bias ``b`` (not the paper's: STSD has none): the weight of a
+        constant input 1 that every row has, so the score is ``w . x + b``,
+        ``||x||^2`` counts the 1 (``tau`` uses ``||x||^2 + 1``) and ``b``
+        takes the row's step ``tau y`` (``step="adagrad"``: AdaGrad's step
+        on the input 1 with its own ``G_b``; ``"adagrad-tau"``: ``tau y /
+        sqrt(eps + G_b)``). The bias is not a feature: always visible, not
+        in ``coef_``, the budget, the stages nor the truncation, and the
+        L1 ball does not scale it (the ball bounds the feature weights, as a
+        penalty leaves an intercept out). Turn it on for raw features with an
+        offset or imbalanced classes; off by default (the paper's rule,
+        bit-identical).
 
     Attributes
     ----------
@@ -264,6 +278,8 @@ class STSD(OnlineLearner):
         The features with a non-zero weight, in order of first appearance.
     budget_limit_ : int
         How many weights the truncation allows at the current dimension.
+    intercept_ : float
+        The bias (0.0 without ``fit_intercept``).
 
     Examples
     --------
@@ -303,6 +319,32 @@ class STSD(OnlineLearner):
     per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos", "G")
     _modes: ClassVar[tuple[str, ...]] = tuple(_MODES)
 
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set, the support heap
+    #: (the only non-zero weights) and its columns.
+    _state_spec = StateSpec(
+        fixed=(
+            "rule",
+            "C",
+            "radius",
+            "budget",
+            "original",
+            "project",
+            "select",
+            "regression",
+            "epsilon",
+            "adagrad",
+            "metric_tau",
+            "lr",
+            "eps",
+        ),
+        indices=("heap", "pos"),
+        counts=("hsize", "dim"),
+        heaps=(("heap", "pos", "hsize"),),
+        support=(("v", "heap", "hsize"),),
+        at_most=(("new_from", "dim"),),
+        nonnegative=("scale", "l1"),
+    )
+
     def __init__(
         self,
         mode: str = "stsd-i",
@@ -316,6 +358,7 @@ class STSD(OnlineLearner):
         lr: float = 1.0,
         eps: float = 1e-8,
         rand_mask: str = "over-budget",
+        fit_intercept: bool = False,
     ) -> None:
         self.mode = mode
         self.C = C
@@ -328,6 +371,7 @@ class STSD(OnlineLearner):
         self.lr = lr
         self.eps = eps
         self.rand_mask = rand_mask
+        self.fit_intercept = fit_intercept
 
     def _check_params(self) -> None:
         _check_common(self)
@@ -369,6 +413,7 @@ class STSD(OnlineLearner):
             self.variant,
             "pass variant='original-code', or rand_mask='over-budget'",
         )
+        check_intercept(self, None)
 
     def _make_state(self, capacity: int) -> STSDCore:
         rule, select = _select(self.mode, getattr(self, "rand_mask", "over-budget"))
@@ -397,6 +442,7 @@ class STSD(OnlineLearner):
             metric_tau=getattr(self, "step", "paper") == "adagrad-tau",
             lr=float(getattr(self, "lr", 1.0)),
             eps=float(getattr(self, "eps", 1e-8)),
+            **self._intercept_fields(None, ("intercept", "intercept_G")),
         )
 
     def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
@@ -422,7 +468,7 @@ class STSD(OnlineLearner):
 
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """The predictions of :func:`stsd_reference` with these parameters (X dense, NaN = absent)."""
-        return stsd_reference(X, y, **{**self.get_params(), "task": self.task})
+        return stsd_reference(X, y, **{**self._without_bias(), "task": self.task})
 
 
 def stsd_reference(

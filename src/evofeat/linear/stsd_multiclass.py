@@ -8,6 +8,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
+from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._stsd import STEP_RULES, STSDMulticlassCore
 from evofeat.linear.stsd import (
     _MODES,
@@ -22,7 +24,7 @@ from evofeat.linear.stsd import (
 __all__ = ["STSDMulticlass", "stsd_multiclass_reference"]
 
 
-class STSDMulticlass(OnlineLearner):
+class STSDMulticlass(InterceptMixin, OnlineLearner):
     """The multiclass STSD that the paper leaves to future work (its Section VI).
 
     One weight vector per class, ``W`` (features x classes), learnt by the
@@ -55,6 +57,18 @@ class STSDMulticlass(OnlineLearner):
         taken from the stream by :func:`evofeat.evaluate.prequential`.
     seed
         Unused (kept so that every STSD learner takes a seed).
+    fit_intercept
+        Learn one bias per class (not in the paper): ``b_c`` is the weight
+        of class ``c`` on a constant input 1, so the scores are ``W_c . x +
+        b_c``, ``tau`` uses ``2 (||x||^2 + 1)`` and the step moves ``b_y +=
+        tau``, ``b_r -= tau``. The biases are not features: outside the L1
+        ball, the budget and ``coef_``. Turn it on for imbalanced classes or
+        raw features with an offset; off by default (the paper's rule).
+
+    Attributes
+    ----------
+    intercept_ : numpy.ndarray
+        The bias of each class (zeros without ``fit_intercept``).
 
     Examples
     --------
@@ -79,6 +93,17 @@ class STSDMulticlass(OnlineLearner):
     _modes: ClassVar[tuple[str, ...]] = ("stsd", "stsd-i", "stsd-ii")
     per_feature: ClassVar[tuple[str, ...]] = ("V", "g", "heap", "pos")
 
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set, the support heap
+    #: of features (the only non-zero rows of V) and its columns.
+    _state_spec = StateSpec(
+        fixed=("rule", "C", "radius", "budget"),
+        indices=("heap", "pos"),
+        counts=("hsize", "dim"),
+        heaps=(("heap", "pos", "hsize"),),
+        support=(("V", "heap", "hsize"), ("g", "heap", "hsize")),
+        nonnegative=("scale", "l1", "g"),
+    )
+
     def __init__(
         self,
         mode: str = "stsd-i",
@@ -87,6 +112,7 @@ class STSDMulticlass(OnlineLearner):
         budget: float = 0.5,
         n_classes: int | None = None,
         seed: int = 0,
+        fit_intercept: bool = False,
     ) -> None:
         self.mode = mode
         self.C = C
@@ -94,6 +120,7 @@ class STSDMulticlass(OnlineLearner):
         self.budget = budget
         self.n_classes = n_classes
         self.seed = seed
+        self.fit_intercept = fit_intercept
 
     def _check_params(self) -> None:
         _check_common(self)
@@ -107,6 +134,7 @@ class STSDMulticlass(OnlineLearner):
             self.n_classes,
             "pass n_classes=3",
         )
+        check_intercept(self, None)
 
     def _make_state(self, capacity: int) -> STSDMulticlassCore:
         if self.n_classes is None:
@@ -130,6 +158,8 @@ class STSDMulticlass(OnlineLearner):
             C=float(self.C),
             radius=float(self.radius),
             budget=float(self.budget),
+            fit_intercept=int(self.fit_intercept),
+            intercept=np.zeros(K),
         )
 
     def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
@@ -161,6 +191,13 @@ class STSDMulticlass(OnlineLearner):
         return dict(zip(self.feature_index_.names, W.tolist(), strict=True)) if W.size else {}
 
     @property
+    def intercept_(self) -> np.ndarray:  # type: ignore[override]
+        """The bias of each class (zeros without ``fit_intercept`` or before any learning)."""
+        if not self.fit_intercept or getattr(self, "_state", None) is None:
+            return np.zeros(self.n_classes or 0)
+        return np.array(self._state.intercept)
+
+    @property
     def selected_features_(self) -> list[Any]:
         """The features with a non-zero weight for some class, in order of first appearance."""
         W = self._effective_weights()
@@ -175,6 +212,7 @@ class STSDMulticlass(OnlineLearner):
     def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """The predictions of :func:`stsd_multiclass_reference` with these parameters."""
         K = self.n_classes if self.n_classes is not None else int(np.max(y)) + 1
+        self._without_bias()
         return stsd_multiclass_reference(X, y, self.mode, self.C, self.radius, self.budget, K)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import ClassVar
 
 import numpy as np
@@ -41,6 +40,11 @@ class STSDRegressor(STSD):
         B, the fraction of the features seen so far that may keep a weight.
     seed
         Unused (kept so that every STSD learner takes a seed).
+    fit_intercept
+        Learn a bias ``b`` (not in the paper): the weight of a constant
+        input 1, so ``f = w . x + b``, ``tau`` uses ``||x||^2 + 1`` and
+        ``b += tau s``; outside the L1 ball, the budget and ``coef_``. Turn it
+        on when ``y`` is not centred; off by default.
 
     Examples
     --------
@@ -73,8 +77,11 @@ class STSDRegressor(STSD):
         radius: float = 30.0,
         budget: float = 0.5,
         seed: int = 0,
+        fit_intercept: bool = False,
     ) -> None:
-        super().__init__(mode=mode, C=C, radius=radius, budget=budget, seed=seed)
+        super().__init__(
+            mode=mode, C=C, radius=radius, budget=budget, seed=seed, fit_intercept=fit_intercept
+        )
         self.epsilon = epsilon
 
     def _check_params(self) -> None:
@@ -89,7 +96,4 @@ class STSDRegressor(STSD):
         )
 
 
-LEARNERS = {
-    "stsd-regressor": STSDRegressor,
-    "pa-regressor": partial(STSDRegressor, mode="stsd-i", budget=1.0, radius=float("inf")),
-}
+LEARNERS = {"stsd-regressor": STSDRegressor}

@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from evofeat._core.loop import same_bytes
+from evofeat.base.canonical import canonical_csr
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex, sort_names
 
@@ -108,6 +109,8 @@ class Stream:
     _cache: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if sp.issparse(self.X):  # duplicates summed, rows sorted, indices checked (or refused)
+            self.X = canonical_csr(self.X, "the stream's sparse matrix")
         n, d = self.X.shape
         if n == 0:
             raise InputError(
@@ -457,7 +460,7 @@ class Stream:
             or any(p is not q for p, q in zip(cached["src"][1], parts, strict=True))
         ):
             self._cache = {k: v for k, v in self._cache.items() if k[0] != "rows-internal"}
-            A = src if isinstance(src, sp.csr_matrix) else sp.csr_matrix(src)
+            A = canonical_csr(src, "the stream's sparse matrix")  # X may have been replaced
             indptr = np.ascontiguousarray(A.indptr, dtype=np.int64)
             cached = {
                 "src": (src, parts),
@@ -480,11 +483,9 @@ class Stream:
         if remapped is None:
             cols = col_map[cached["indices"]]
             keep = cols >= 0
-            counts = np.add.reduceat(keep, cached["indptr"][:-1]) if keep.size else None
-            indptr = np.zeros(self.n_rows + 1, dtype=np.int64)
-            if counts is not None:
-                counts[np.diff(cached["indptr"]) == 0] = 0  # reduceat reads an empty row's next
-                np.cumsum(counts, out=indptr[1:])
+            kept_before = np.zeros(keep.size + 1, dtype=np.int64)  # entries kept before each one
+            np.cumsum(keep, out=kept_before[1:])
+            indptr = kept_before[cached["indptr"]]  # empty rows too (reduceat misreads them)
             A = sp.csr_matrix(
                 (cached["data"][keep], cols[keep], indptr),
                 shape=(self.n_rows, int(seen.max(initial=-1)) + 1),
@@ -519,7 +520,7 @@ class Stream:
         sorted_map = col_map[by_internal]  # increasing
         mono = True
         if sparse:
-            X = X if isinstance(X, sp.csr_matrix) else sp.csr_matrix(X)
+            X = canonical_csr(X, "the stream's sparse matrix")  # X may have been replaced
             vis = np.flatnonzero(col_map >= 0)
             mono = bool(np.all(col_map[vis[1:]] > col_map[vis[:-1]])) and bool(X.has_sorted_indices)
         for start in range(0, n, size):

@@ -1,0 +1,407 @@
+"""What OFS, PE_trun, RAND and OFS_P share: the budget, the state, the checks, the NumPy reference."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
+from evofeat.linear._adagrad_step import STEPS, adagrad_delta
+from evofeat.linear._intercept import InterceptMixin, check_intercept
+from evofeat.linear._ofs import OFSCore, RANDCore
+from evofeat.linear._splitmix import draw_uniform
+
+__all__ = ["TRUNCATE_BY", "observed_reference", "ofs_reference"]
+
+_ZERO_SCORE = ("mistake", "negative")
+
+#: truncate_by -> p of the truncation score ``|w_i| (eps + G_i)^p`` (0: the paper's ``|w_i|``)
+TRUNCATE_BY = {"weight": 0.0, "sum": 0.5, "metric": 0.25}
+
+
+def _require(ok: object, message: str, expected: str, received: Any, fix: str) -> None:
+    if not ok:
+        raise InputError(message, expected=expected, received=repr(received), fix=fix)
+
+
+def _real(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+class _Budgeted(InterceptMixin, OnlineLearner):
+    """What the four learners share: a budget of B active features, the state, the checks."""
+
+    _core: ClassVar[type[OFSCore]] = OFSCore
+    _algorithm: ClassVar[str] = "ofs"
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set, the heap of the
+    #: B largest weights within the budget (the learners that truncate add that it holds every
+    #: non-zero weight) and the columns.
+    _state_spec = StateSpec(
+        fixed=(
+            "lr",
+            "l2",
+            "radius",
+            "budget",
+            "budget_count",
+            "zero_is_mistake",
+            "adagrad",
+            "eps",
+            "rank_power",
+        ),
+        indices=("heap", "pos", "cand"),
+        counts=("hsize", "dim", "B"),
+        heaps=(("heap", "pos", "hsize"),),
+        at_most=(("hsize", "B"),),
+        nonnegative=("scale", "sq_norm", "G", "rank"),
+    )
+    per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos", "dw", "cand", "G", "rank")
+    budget: float
+    budget_count: int | None
+    zero_score: str
+
+    def _check_params(self) -> None:
+        _require(
+            _real(self.budget) and 0 < self.budget <= 1,
+            "budget must be a fraction of the features",
+            "a number in (0, 1]",
+            self.budget,
+            "pass budget=0.1, or budget_count=B for a count",
+        )
+        _require(
+            self.budget_count is None
+            or (
+                isinstance(self.budget_count, int | np.integer)
+                and not isinstance(self.budget_count, bool)
+                and self.budget_count >= 1
+            ),
+            "budget_count must be a number of features",
+            "None or an integer >= 1",
+            self.budget_count,
+            "pass budget_count=None to use the fraction budget",
+        )
+        _require(
+            self.zero_score in _ZERO_SCORE,
+            "unknown zero_score",
+            "'mistake' or 'negative'",
+            self.zero_score,
+            "pass zero_score='mistake'",
+        )
+        seed = getattr(self, "seed", 0)
+        _require(
+            isinstance(seed, int | np.integer) and not isinstance(seed, bool) and 0 <= seed < 2**63,
+            "seed must be a non-negative integer",
+            "an int >= 0",
+            seed,
+            "pass seed=0",
+        )
+        check_intercept(self, None)
+
+    def _params(self) -> tuple[float, float, float]:
+        """``(lr, l2, radius)`` of the step (the perceptron baselines: 1, no decay, no ball)."""
+        return 1.0, 0.0, math.inf
+
+    def _extra_fields(self, capacity: int) -> dict[str, Any]:
+        """The core's fields beyond OFS's (RAND's random set, OFS_P's draws)."""
+        return {}
+
+    def _make_state(self, capacity: int) -> OFSCore:
+        lr, l2, radius = self._params()
+        return self._core(
+            v=np.zeros(capacity),
+            heap=np.zeros(capacity, np.int64),
+            pos=np.full(capacity, -1, np.int64),
+            dw=np.zeros(capacity),
+            cand=np.zeros(capacity, np.int64),
+            hsize=0,
+            scale=1.0,
+            sq_norm=0.0,
+            B=0,
+            dim=0,
+            lr=lr,
+            l2=l2,
+            radius=radius,
+            budget=float(self.budget),
+            budget_count=-1 if self.budget_count is None else int(self.budget_count),
+            zero_is_mistake=self.zero_score == "mistake",
+            G=np.zeros(capacity),
+            adagrad=getattr(self, "step", "paper") == "adagrad",
+            eps=float(getattr(self, "eps", 1e-8)),
+            rank=np.zeros(capacity),
+            rank_power=TRUNCATE_BY[getattr(self, "truncate_by", "weight")],
+            **self._intercept_fields(None, ("intercept", "intercept_G")),
+            **self._extra_fields(capacity),
+        )
+
+    def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
+        if name == "pos":
+            grown[start:] = -1
+
+    def _effective_weights(self) -> np.ndarray:
+        w: np.ndarray = self._weights("v")
+        return w * self._state.scale if w.size else w
+
+    @property
+    def budget_limit_(self) -> int:
+        """B, the number of features the model may use now (0 before any learning)."""
+        return 0 if getattr(self, "_state", None) is None else int(self._state.B)
+
+    def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The labels of :func:`ofs_reference` with these parameters (X dense, NaN = absent)."""
+        return ofs_reference(X, y, self._algorithm, **self._without_bias())
+
+    @property
+    def selected_features_(self) -> list[Hashable]:
+        """The features the model uses, by decreasing ``|w|`` (ties: first seen first).
+
+        The support of ``w`` (at most B features); for RAND its random set.
+        """
+        w = np.abs(self._effective_weights())
+        chosen = np.flatnonzero(self._weights("flag") if self._core is RANDCore else w)
+        order = chosen[np.lexsort((chosen, -w[chosen]))]
+        return [self.feature_index_.names[c] for c in order]
+
+
+class _Step(_Budgeted):
+    #: What a model file must satisfy (evofeat.io): _Budgeted's, and the heap holds every non-zero
+    #: weight (at most B of them).
+    _state_spec = _Budgeted._state_spec.extend(support=(("v", "heap", "hsize"),))
+
+    lr: float
+    l2: float
+    radius: float | None
+    step: str
+    eps: float
+    truncate_by: str
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        _require(
+            _real(self.lr) and self.lr > 0,
+            "lr must be positive",
+            "a finite number > 0",
+            self.lr,
+            "pass lr=0.2",
+        )
+        _require(
+            _real(self.l2) and self.l2 >= 0 and self.lr * self.l2 < 1,
+            "l2 must be in [0, 1/lr)",
+            "a number with 0 <= l2 * lr < 1",
+            self.l2,
+            "pass l2=0.01",
+        )
+        _require(
+            self.radius is None or (_real(self.radius) and self.radius > 0),
+            "radius must be positive",
+            "None (1 / sqrt(l2)) or a number > 0",
+            self.radius,
+            "pass radius=None",
+        )
+        _require(
+            self.step in STEPS,
+            "unknown OFS step",
+            " or ".join(repr(k) for k in STEPS),
+            self.step,
+            "pass step='paper' (the paper's lr y x) or step='adagrad'",
+        )
+        _require(
+            _real(self.eps) and self.eps > 0,
+            "eps must be positive",
+            "a finite number > 0",
+            self.eps,
+            "pass eps=1e-8",
+        )
+        _require(
+            self.truncate_by in TRUNCATE_BY,
+            "unknown truncate_by",
+            " or ".join(repr(k) for k in TRUNCATE_BY),
+            self.truncate_by,
+            "pass truncate_by='weight' (the paper's: keep the B largest |w|)",
+        )
+        _require(
+            self.truncate_by == "weight" or self.step == "adagrad",
+            f"truncate_by={self.truncate_by!r} ranks by AdaGrad's accumulators",
+            "step='adagrad' with truncate_by other than 'weight'",
+            self.step,
+            "pass step='adagrad', or truncate_by='weight' with the paper's step",
+        )
+
+    def _params(self) -> tuple[float, float, float]:
+        default = 1.0 / math.sqrt(self.l2) if self.l2 > 0 else math.inf
+        return (
+            float(self.lr),
+            float(self.l2),
+            default if self.radius is None else float(self.radius),
+        )
+
+
+_STEP_DOC = """
+    step
+        ``"paper"`` (the step ``lr y x``) or ``"adagrad"``, not the paper's: AdaGrad's
+        per-coordinate step (Duchi, Hazan & Singer, JMLR 2011, diagonal form) on the
+        same rows, each feature ``i`` of the row taking ``G_i += g_i^2`` and
+        ``w~_i += -lr g_i / sqrt(eps + G_i)`` with ``g = -y x`` the hinge's subgradient
+        (``G_i`` starts at 0 for a new feature; an absent or truncated one keeps it). The decay
+        ``1 - lr l2``, the projection onto the L2 ball and the truncation are the
+        paper's. Exact: the steps are added to ``v`` divided by the scale, O(nnz) as
+        before, and the decay and projection stay one factor each, O(1). The ball is
+        the Euclidean one of the paper, not AdaGrad's projection in the metric
+        ``diag(sqrt(G))`` (which would shrink each coordinate differently).
+    eps
+        Added to ``G_i`` under the square root by ``step="adagrad"``.
+    truncate_by
+        What the truncation ranks the features by (not the paper's unless ``"weight"``):
+        ``"weight"``, the paper's ``|w_i|``; with ``step="adagrad"`` only, ``"sum"``:
+        ``|w_i| sqrt(eps + G_i)``, which undoes AdaGrad's per-coordinate division, so a
+        feature ranks by the (decayed) sum of its steps' gradients, as the paper's
+        ``|w_i| = lr |sum_t y_t x_ti|`` does under the paper's step; or ``"metric"``:
+        ``|w_i| (eps + G_i)^(1/4)``, which keeps the B-sparse vector nearest to ``w`` in
+        AdaGrad's metric ``sum_i sqrt(G_i) (w_i - w'_i)^2``. Only the choice of the kept
+        features changes: the kept weights are AdaGrad's. O(nnz log B) as before."""
+
+_COMMON_DOC = """
+    budget
+        B as a fraction of the features seen so far: ``B = max(1, round(budget * d))``
+        (halves round up, as MATLAB's ``round``). The default 0.1 is the paper's
+        ``round(0.1 * dimensionality)``; on a stream whose feature space grows, B grows.
+    budget_count
+        B as a count of features instead (``None``: use ``budget``).
+    zero_score
+        A score of exactly 0: ``"mistake"`` (label 0, no decision, counted as an error, as
+        the papers count ``y w.x <= 0`` as a mistake and MATLAB's ``sign(0) = 0``) or
+        ``"negative"`` (predict -1, the convention of evofeat's other linear learners).
+    fit_intercept
+        Learn a bias ``b`` (not the paper's: the OFS family has none): the weight of a
+        constant input 1 that every row has (always observed), so the score is ``w . x + b``
+        and ``b`` takes the learner's own step on the input 1 (OFS, OFS_P: ``lr y`` when
+        ``y f <= 1``, or AdaGrad's with its own ``G_b``; PE_trun, RAND: ``y`` on a mistake).
+        The bias is not a feature: not in ``coef_``, B, the selected features or the
+        truncation, and the decay and the L2 ball act on the feature weights only (the ball
+        bounds the weights whose support is selected; leaving the bias out of it, as a
+        penalty leaves out an intercept, keeps the selection the paper's). Turn it on for
+        raw features with an offset or imbalanced classes; off by default (bit-identical)."""
+
+
+def _truncate_reference(w: np.ndarray, B: int, score: np.ndarray | None = None) -> None:
+    """Algorithm 2: keep the B largest ``|w|`` (or ``|w| score``; ties: the lower column), in place."""
+    nz = np.flatnonzero(w)
+    if nz.size > B:
+        key = np.abs(w[nz]) if score is None else np.abs(w[nz]) * score[nz]
+        drop = nz[np.lexsort((nz, -key))[B:]]
+        w[drop] = 0.0
+
+
+def ofs_reference(
+    X: np.ndarray,
+    y: np.ndarray,
+    algorithm: str = "ofs",
+    *,
+    lr: float = 0.2,
+    l2: float = 0.01,
+    budget: float = 0.1,
+    budget_count: int | None = None,
+    radius: float | None = None,
+    epsilon: float = 0.2,
+    seed: int = 0,
+    zero_score: str = "mistake",
+    draw: str = "once",
+    step: str = "paper",
+    eps: float = 1e-8,
+    truncate_by: str = "weight",
+) -> np.ndarray:
+    """Plain-NumPy OFS, PE_trun, RAND or OFS_P over a dense stream (NaN = absent).
+
+    Straight from the pseudo-code with ``w`` a plain vector (O(d) per row); the
+    learner is told the visible set after predicting and before learning, as
+    the prequential loop does. Returns the predicted labels (0: no decision).
+
+    >>> ofs_reference(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), np.array([1, 1, -1]), budget_count=1)
+    array([0., 1., 0.])
+    """
+    n, d = X.shape
+    w, seen, in_set, G = np.zeros(d), np.zeros(d, bool), np.zeros(d, bool), np.zeros(d)
+    R = radius if radius is not None else (1.0 / math.sqrt(l2) if l2 > 0 else math.inf)
+    prev: np.ndarray | None = None
+    cols = np.zeros(0, np.int64)
+    B, draws, out = 0, 0, np.empty(n)
+
+    def observed(t: int) -> np.ndarray:
+        mask = np.ones(d, bool)
+        if algorithm == "ofs-p":
+            mask[:] = False
+            mask[list(observed_reference(w, cols, B, epsilon, seed=seed, t=t))] = True
+        return mask
+
+    for t in range(n):
+        vis = ~np.isnan(X[t])
+        x = np.where(vis, X[t], 0.0)
+        f = sum(w[c] * x[c] for c in np.flatnonzero(vis & observed(t)))
+        out[t] = 1.0 if f > 0 else (0.0 if f == 0 and zero_score == "mistake" else -1.0)
+        if prev is None or np.any(vis != prev):  # the learner is told the visible set
+            prev, cols = vis, np.flatnonzero(vis)
+            seen |= vis
+            B = budget_count or max(1, int(np.floor(budget * seen.sum() + 0.5)))
+            free = [int(c) for c in cols if not in_set[c]]
+            for i in range(min(B - int(in_set.sum()), len(free)) if algorithm == "rand" else 0):
+                r = i + int(draw_uniform(seed, 0, draws) * (len(free) - i))
+                draws += 1
+                free[i], free[r] = free[r], free[i]
+                in_set[free[i]] = True
+        if algorithm == "rand" and draw == "per-mistake":
+            if y[t] * f <= 0:  # RND.m: update every feature, draw a new set, zero the rest
+                w += y[t] * x
+                pool = [int(c) for c in cols]
+                for i in range(min(B, len(pool))):
+                    r = i + int(draw_uniform(seed, 0, draws) * (len(pool) - i))
+                    draws += 1
+                    pool[i], pool[r] = pool[r], pool[i]
+                in_set[:] = False
+                in_set[pool[: min(B, len(pool))]] = True
+                w[~in_set] = 0.0
+            continue
+        if algorithm in ("pe-trun", "rand"):
+            if y[t] * f <= 0:
+                w += y[t] * np.where(in_set, x, 0.0) if algorithm == "rand" else y[t] * x
+                _truncate_reference(w, B)
+            continue
+        obs = observed(t)
+        f = sum(w[c] * x[c] for c in np.flatnonzero(vis & obs))
+        if y[t] * f <= 1:
+            if algorithm == "ofs-p":
+                q = epsilon * min(1.0, B / max(len(cols), 1)) + (1 - epsilon) * (w != 0)
+                x = np.where(obs, x / q, 0.0)
+            if step == "adagrad":
+                nz = np.flatnonzero(x)
+                w = (1 - lr * l2) * w
+                w[nz] += adagrad_delta(G, nz, -y[t] * x[nz], lr, eps)
+            else:
+                w = (1 - lr * l2) * w + lr * y[t] * x
+            w *= min(1.0, R / max(float(np.linalg.norm(w)), 1e-300))
+            p = TRUNCATE_BY[truncate_by]
+            _truncate_reference(w, B, None if p == 0 else (eps + G) ** p)
+        else:
+            w *= 1 - lr * l2
+    return out
+
+
+def observed_reference(
+    w: np.ndarray, visible: np.ndarray, B: int, epsilon: float, *, seed: int, t: int
+) -> set[int]:
+    """The attributes OFS_P requests in row ``t`` (plain Python; ``visible`` sorted).
+
+    Exploration (probability ``epsilon``): a uniform ``min(B, d)``-subset of
+    the visible columns, drawn by Floyd's algorithm on the same numbers as
+    the compiled path; otherwise the support of ``w``.
+    """
+    if not draw_uniform(seed, t, 0) < epsilon:
+        return {int(c) for c in np.flatnonzero(w)}
+    m = len(visible)
+    k = min(B, m)
+    chosen: set[int] = set()
+    for i, j in enumerate(range(m - k, m)):
+        c = int(visible[int(draw_uniform(seed, t, 1 + i) * (j + 1))])
+        chosen.add(int(visible[j]) if c in chosen else c)
+    return chosen
