@@ -370,6 +370,9 @@ def test_scalers_nest_and_a_scaled_name_is_a_spec() -> None:
     X, y = _stream(seed=2)
     res = prequential(model, Stream.from_dense(X, y, [f"f{j}" for j in range(X.shape[1])]))
     assert 0.0 < res.accuracy <= 1.0 and model.statistics()["f0"]["count"] > 0
+    again = pickle.loads(pickle.dumps(model))
+    x = _dict_rows(X)[-1]
+    assert again.decision_one(x) == model.decision_one(x)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -392,3 +395,19 @@ def test_a_learner_that_is_not_registered_is_wrapped_as_an_object() -> None:
     again = pickle.loads(pickle.dumps(model))
     assert again.predict_one({"a": 2.5}) == model.predict_one({"a": 2.5})
     assert "Mine" in repr(model) and model.clone().predict_one({"a": 1.0}) is None
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_sparse_batch_scales_its_unstored_zeros_as_values(method: str) -> None:
+    import scipy.sparse as sp
+
+    X, y = _stream(seed=13, n=120, p=0.0)
+    X = np.nan_to_num(X)
+    X[np.random.default_rng(0).random(X.shape) < 0.6] = 0.0  # mostly zeros, stored or not
+    names = [f"f{j}" for j in range(X.shape[1])]
+    batch = OnlineScaled("ftrl", method=method).learn_many(sp.csr_matrix(X), y)
+    one = OnlineScaled("ftrl", method=method)
+    for row, label in zip(X.tolist(), y.tolist(), strict=True):
+        one.learn_one(dict(zip(names, row, strict=True)), label)
+    assert batch.coef_ == one.coef_ and batch.statistics() == one.statistics()
+    assert batch.predict_many(sp.csr_matrix(X)).tolist() == one.predict_many(X).tolist()

@@ -141,8 +141,19 @@ def scaled_core(base, Core inner, **own):
     return cls(**fields)
 
 
-def _rebuild_scaled(base, inner_type, fields):
-    return scaled_type(base, inner_type)(**fields)
+def _type_key(cls):
+    """``cls``, or for a class made by :func:`scaled_type` (not importable by name) the pair it
+    was made from, recursively: what a pickle can hold."""
+    inner = getattr(cls, "_inner_type", None)
+    return cls if inner is None else (cls._base, _type_key(inner))
+
+
+def _type_of(key):
+    return scaled_type(key[0], _type_of(key[1])) if isinstance(key, tuple) else key
+
+
+def _rebuild_scaled(base, inner_key, fields):
+    return scaled_type(base, _type_of(inner_key))(**fields)
 
 
 cdef class ScaledCore(Core):
@@ -173,7 +184,7 @@ cdef class ScaledCore(Core):
 
     def __reduce__(self):
         cls = type(self)
-        return (_rebuild_scaled, (cls._base, cls._inner_type, self._asdict()))
+        return (_rebuild_scaled, (cls._base, _type_key(cls._inner_type), self._asdict()))
 
     def __dealloc__(self):
         free(self.tcols)

@@ -168,6 +168,9 @@ class OnlineLearner:
     task: ClassVar[str] = "binary"
     #: State fields indexed by feature on their first axis.
     per_feature: ClassVar[tuple[str, ...]] = ("w",)
+    #: Whether the math changes a zero (online scaling centres it): a sparse batch then reaches
+    #: the learner densified, in blocks of rows, each unstored entry as the value 0.
+    _zeros_matter: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ parameters
     @classmethod
@@ -549,6 +552,12 @@ class OnlineLearner:
 
         if values.shape[0] == 0:
             return self
+        if _is_sparse(values) and self._zeros_matter:  # every unstored entry is a value 0
+            csr: Any = values
+            step = max(1, _PREDICT_ROWS * 64 // max(1, csr.shape[1]))
+            for a in range(0, csr.shape[0], step):
+                self._learn_arrays(csr[a : a + step].toarray(), names, targets[a : a + step])
+            return self
         if _is_sparse(values):
             stream = Stream.full(values, targets, names, task=self.task)
         else:
@@ -606,13 +615,14 @@ class OnlineLearner:
         col_map = np.array([self.feature_index_.get(j) for j in names], dtype=np.int64)
         for start in range(0, n, _PREDICT_ROWS):
             stop = min(n, start + _PREDICT_ROWS)
-            if sp.issparse(X):
+            if sp.issparse(X) and not self._zeros_matter:
                 block = sp.csr_matrix(X[start:stop])
                 rows = np.repeat(np.arange(stop - start), np.diff(block.indptr))
                 keep = col_map[block.indices] >= 0
                 rows, cols, values = rows[keep], block.indices[keep], block.data[keep]
             else:
-                dense = np.asarray(X[start:stop])
+                part: Any = X[start:stop]
+                dense = np.asarray(part.toarray() if sp.issparse(part) else part)
                 rows, cols = np.nonzero(~np.isnan(dense) & (col_map >= 0))
                 values = dense[rows, cols]
             csr = sp.csr_matrix(

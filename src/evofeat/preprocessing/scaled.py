@@ -113,6 +113,15 @@ class OnlineScaled(OnlineLearner):
     absent for the learner. A present ``0.0`` is a value. A feature seen for
     the first time mid-stream starts with empty statistics.
 
+    Sparse input: a SciPy sparse batch (``learn_many``, ``predict_many``)
+    holds every column, an unstored entry being the value 0, so it is
+    densified (in blocks of rows) and its zeros are scaled and counted as
+    values. A sparse :class:`~evofeat.streams.Stream` given to
+    :func:`~evofeat.evaluate.prequential` reaches the scaler as its stored
+    entries only (the rows stay sparse; an unstored entry is then neither
+    scaled nor counted, as a missing key): store the zeros, or pass a dense
+    stream, to have them scaled.
+
     Prequential order, on both paths (the compiled loop and
     ``learn_one`` / ``predict_one``): the row is scaled with the statistics
     of the rows before it and predicted; the learner learns on that same
@@ -192,6 +201,8 @@ class OnlineScaled(OnlineLearner):
     >>> model.statistics()
     {'a': {'count': 2.0, 'mean': 2.0, 'sd': 1.0}, 'b': {'count': 1.0, 'mean': 10.0, 'sd': 0.0}}
     """
+
+    _zeros_matter = True  # a sparse batch's unstored zeros are values: scaled and counted
 
     def __init__(
         self, learner: str | OnlineLearner = "ftrl", method: str = "zscore", window: int = 100
