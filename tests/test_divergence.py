@@ -18,7 +18,8 @@ from evofeat.base import OnlineLearner
 from evofeat.evaluate import prequential
 from evofeat.registry import ONLINE, make
 from evofeat.streams import full
-from test_learners import _learner, _rows  # a registered learner; rows of its task
+from evofeat.testing import synthetic_rows as _rows  # rows of a task
+from test_learners import _learner  # a registered learner, multiclass ones with 3 classes
 
 NAMES = list(ONLINE)
 

@@ -114,8 +114,8 @@ def test_render_writes_every_declared_section(tmp_path: Path) -> None:
     text = path.read_text()
     assert "Regenerate with `evofeat reproduce toy`" in text
     assert "## Table 1 (4 runs)" in text
-    assert "| german | 0.1 | A | 10.0 ± 1.0 | 10.5 ± 0.6 | +0.50 | reproduces |" in text
-    assert "| german | 0.1 | B | 20.0 ± 2.0 | 30.5 ± 0.6 | +5.25 | differs |" in text
+    assert "| german | 0.1 | A | 10.0 ± 1.0 | 10.5 ± 0.6 | +0.50 | within 1σ |" in text
+    assert "| german | 0.1 | B | 20.0 ± 2.0 | 30.5 ± 0.6 | +5.25 | outside 2σ |" in text
     assert "| german | A | 10.5 | 10.5 |" in text  # the figure's table
     assert (tmp_path / "fig.png").is_file() and (tmp_path / "fig.svg").is_file()
     assert "| A | 10.5 ± 0.6 |" in text  # the results table
@@ -211,7 +211,7 @@ def test_signed_verdicts_and_table_subsets_render(tmp_path: Path) -> None:
     text = spec.write_report(_results(spec), tmp_path, "x").read_text()
     assert "| +5.25 | higher |" in text
     counts = summary(spec, View(_results(spec)))
-    assert "- **Table 1**, ours: 1 of 2 within 1σ, 0 within 2σ, 1 further." in counts
+    assert "- **Table 1**, ours: 1 of 2 within 1σ, 1 within 2σ, 1 further." in counts
 
 
 def test_incdec_defaults_are_the_opid_papers_table1_rows() -> None:
@@ -252,7 +252,7 @@ def test_extra_variant_rows_render_beside_their_table(tmp_path: Path) -> None:
     spec = _toy(extras=(Extra("t1", "A adaptive", lambda pub: ("german", "a", {"budget": 0.2})),))
     text = spec.write_report(_results(spec), tmp_path, "x").read_text()
     assert "**A adaptive** beside the same published cells:" in text
-    assert "| german | 0.1 | B | 20.0 ± 2.0 | 10.5 ± 0.6 | -4.75 | differs |" in text
+    assert "| german | 0.1 | B | 20.0 ± 2.0 | 10.5 ± 0.6 | -4.75 | outside 2σ |" in text
 
 
 def test_extra_rows_enter_the_comparison_as_variant_rows_not_published_cells() -> None:

@@ -13,7 +13,7 @@ import csv
 import re
 from pathlib import Path
 
-from evofeat.report.compare import Row
+from evofeat.report.compare import STATUSES, Row
 from evofeat.report.explanations import EXPLANATIONS, RULES, explain
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,7 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_every_opid_rule_names_a_tested_explanation_with_its_experiment() -> None:
     for _pattern, eid in RULES["opid"]:
         e = EXPLANATIONS["opid"][eid]
-        assert e.status == "tested", eid
+        assert e.status in STATUSES, eid
+        if e.status == "open":  # untested: it says what would test it, and claims nothing
+            assert e.experiment.startswith("none yet"), eid
+            continue
         scripts = re.findall(r"benchmarks/investigations/\w+\.py", e.experiment)
         assert scripts and all((ROOT / s).is_file() for s in scripts), e.experiment
         assert e.note and (ROOT / e.note).is_file(), e.note

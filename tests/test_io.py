@@ -269,3 +269,47 @@ def test_not_a_learner_is_refused(tmp_path: Path) -> None:
         InputError, match="only evofeat's learners, one-pass estimators and selectors"
     ):
         io.save(object(), tmp_path / "m.npz")  # type: ignore[arg-type]
+
+
+VARIANTS = [
+    ("ofs", {"step": "adagrad"}),
+    ("ofs", {"truncate_by": "metric", "step": "adagrad"}),
+    ("ofs", {"truncate_by": "sum", "step": "adagrad"}),
+    ("ofs", {"budget_count": 3, "radius": 2.0}),
+    ("stsd-i", {"variant": "original-code"}),
+    ("stsd-i-rand", {"variant": "original-code"}),
+    ("stsd-i", {"step": "adagrad"}),
+    ("rand", {"draw": "per-mistake"}),
+    ("ofs-p", {"budget_count": 2}),
+    ("fesl-c", {"base": "adagrad"}),
+    ("fesl-c", {"base": "ftrl"}),
+    ("fesl-c", {"base": "nag", "fit_intercept": True}),
+    ("fesl-s", {"clock": "switch"}),  # its uint64 RNG state below 2^63: stored as int64
+    ("nag", {"invariant": True}),
+    ("ftrl", {"fit_intercept": True}),
+    ("stsd-multiclass", {"n_classes": 3, "budget": 0.3}),
+]
+
+
+@pytest.mark.parametrize(("name", "params"), VARIANTS, ids=[f"{n}-{p}" for n, p in VARIANTS])
+def test_variants_pass_their_state_declaration_and_continue_identically(
+    name: str, params: dict[str, object], tmp_path: Path
+) -> None:
+    """Non-default parameters exercise other fields (AdaGrad's G, a rank heap, the original
+    code's rules, the random sets): a saved state always satisfies its class's declaration."""
+    model = make(name, **params)
+    rows = _rows(model.task)
+    _run(model, rows[:130])
+    loaded = io.load(io.save(model, tmp_path / "m.npz"))
+    assert _run(loaded, rows[130:]) == _run(model, rows[130:])
+
+
+def test_a_value_outside_its_fields_type_is_refused(tmp_path: Path) -> None:
+    path = io.save(make("stsd-i-rand").learn_one({"a": 1.0}, 1), tmp_path / "m.npz")
+    with np.load(path, allow_pickle=False) as npz:
+        declared = json.loads(npz["__meta__"].tobytes())["arrays"]
+    declared["state.dim"] = ["<u8", []]  # an int64 field declared (and stored) as uint64
+    dim = np.array(2**64 - 1, dtype=np.uint64)
+    _rewrite(path, {"arrays": declared}, arrays={"state.dim": dim}, keep_digest=False)
+    with pytest.raises(InputError, match="does not fit STSD's fields|not valid"):
+        io.load(path)

@@ -68,9 +68,10 @@ def test_a_forged_file_with_a_valid_checksum_loads_when_it_fits(saved: Path) -> 
         ({"features": [["str", "a"]] * 3}, "distinct feature names"),
         ({"state_fields": ["v"]}, "state does not fit STSD"),
         (
-            {"params": {"C": 1.0}},
-            "parameters do not fit STSD: expected exactly C, budget, .*mode, .*received C;",
+            {"params": {**STSD().get_params(), "lambda_": 1.0}},
+            "parameters do not fit STSD: expected among C, budget, .*mode, .*received lambda_;",
         ),
+        ({"params": {"C": 1.0}}, "'C' differs from what the parameters set"),
         ({"params": {**STSD().get_params(), "budget": -1.0}}, "parameters are not valid"),
         ({"class": "evofeat.linear.ofs:OFS"}, "parameters do not fit OFS"),
         ({"class": "evofeat.onepass:OPID"}, "metadata does not fit OPID"),
@@ -113,7 +114,7 @@ def test_heap_indices_past_the_capacity_are_refused(saved: Path) -> None:
     heap = content["state.heap"].copy()
     heap[0] = 10**6
     _forge(saved, **{"state.heap": heap})
-    with pytest.raises(InputError, match="index arrays point outside the state"):
+    with pytest.raises(InputError, match="heap. points outside the state"):
         io.load(saved)
 
 

@@ -21,6 +21,7 @@ from evofeat.base import FeatureIndex, InputError
 from evofeat.datasets import DataFormatError, load, textio
 from evofeat.datasets import _libsvm_parse as compiled
 from evofeat.datasets.readers import _parse_libsvm, libsvm_arrays, read_libsvm
+from evofeat.datasets.textio import stdin_reader
 from evofeat.evaluate import prequential
 from evofeat.linear.pa import PA
 from evofeat.streams import LibsvmStream, full
@@ -324,7 +325,29 @@ def test_stdin_format_is_decided_by_the_first_character() -> None:
     assert stdin_format(io.BytesIO(b"")) == "jsonl"
     data = io.BytesIO(b"1 1:2\n")
     stdin_format(data)
-    assert data.read() == b"1 1:2\n"  # peeked, not consumed
+    assert stdin_reader(data).read() == b"1 1:2\n"  # read ahead, and put back
+
+
+@pytest.mark.parametrize(
+    ("head", "blank_lines"),
+    [(b"\n", 1), (b"\n" * 100_000, 100_000), (b"\r\n \t\r" * 30_000, 60_000), (b"", 0)],
+)
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_stdin_is_sniffed_on_its_first_non_blank_byte(
+    head: bytes, blank_lines: int, bom: bytes
+) -> None:
+    """Blank lines (any number, any line end) and a byte-order mark are read past, and put back."""
+    for body, kind in ((b"1 1:2\n-1 2:1\n", "libsvm"), (b'{"a": 1, "y": 1}\n', "jsonl")):
+        data = io.BytesIO(bom + head + body)
+        assert stdin_format(data) == kind
+        reader = stdin_reader(data)
+        replay = b"".join(iter(lambda: reader.read(1 << 16), b""))  # noqa: B023
+        assert replay == b"\n" * blank_lines + body  # the line numbers are those of the input
+
+
+def test_stdin_in_utf16_is_refused_with_how_to_convert() -> None:
+    with pytest.raises(DataFormatError, match="UTF-16 byte-order mark.*iconv"):
+        stdin_format(io.BytesIO("1 1:2\n".encode("utf-16")))
 
     class Terminal(io.BytesIO):
         def isatty(self) -> bool:

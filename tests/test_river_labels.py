@@ -76,11 +76,30 @@ def test_regression_learners_are_regressors_and_stay_stable_on_trump_approval() 
     ]:
         model = to_river(name, params)
         assert isinstance(model, EvofeatRegressor), name
-        mae = evaluate.progressive_val_score(datasets.TrumpApproval(), model, metrics.MAE())
+        scaled = preprocessing.TargetStandardScaler(preprocessing.StandardScaler() | model)
+        mae = evaluate.progressive_val_score(datasets.TrumpApproval(), scaled, metrics.MAE())
         assert mae.get() < 1.0, f"{name}: ratings of 40-50 points tracked within a point"
     assert to_river("ogd", {"loss": "square"}).learner_.lr == 0.05, "the regression step size"
     assert to_river("ogd", {"loss": "square", "lr": 0.2}).learner_.lr == 0.2, "a given lr is kept"
     assert to_river("adagrad", {"loss": "square"}).learner_.lr == 0.1, "AdaGrad keeps its own"
+
+
+@pytest.mark.parametrize("name", ["stsd-regressor", "ogd"])
+def test_rivers_scaling_idiom_scales_once(name: str) -> None:
+    """River's ``TargetStandardScaler(StandardScaler() | model)`` with the adapter as it comes is
+    exactly the adapter's own optional scaling (``standardize=True``), never both at once."""
+    params = {"loss": "square"} if name == "ogd" else None
+    assert to_river(name, params).standardize is False
+    rivers = preprocessing.TargetStandardScaler(
+        preprocessing.StandardScaler() | to_river(name, params)
+    )
+    own = EvofeatRegressor(name, params, standardize=True)
+    a = evaluate.progressive_val_score(datasets.TrumpApproval(), rivers, metrics.MAE())
+    b = evaluate.progressive_val_score(datasets.TrumpApproval(), own, metrics.MAE())
+    assert a.get() == pytest.approx(b.get(), rel=1e-9)
+    twice = preprocessing.TargetStandardScaler(preprocessing.StandardScaler() | own.clone())
+    c = evaluate.progressive_val_score(datasets.TrumpApproval(), twice, metrics.MAE())
+    assert c.get() != pytest.approx(a.get(), rel=1e-3), "scaling twice is another model"
 
 
 def test_divergence_is_reported() -> None:
@@ -133,3 +152,50 @@ def test_mini_batches_go_through_the_compiled_loop_and_learn_what_learn_one_lear
             ref = one.predict_proba_one({k: v for k, v in r.items() if v == v})
             for label, p in ref.items():
                 assert proba.iloc[i][label] == pytest.approx(p, rel=1e-9, abs=1e-12)
+
+
+# ---------------------------------------------------------------------------- labels checked first
+def _frame(n: int = 10) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame(rng.standard_normal((n, 3)), columns=["a", "b", "c"])
+
+
+@pytest.mark.parametrize("n_labels", [5, 20])
+@pytest.mark.parametrize(
+    ("build", "label"),
+    [
+        (lambda: to_river("stsd-multiclass"), lambda i: f"class{i % 3}"),
+        (lambda: to_river("pa-i"), lambda i: bool(i % 2)),
+        (lambda: to_river("stsd-regressor"), lambda i: float(i)),
+    ],
+    ids=["multiclass", "binary", "regression"],
+)
+def test_learn_many_with_another_number_of_labels_learns_nothing(build, label, n_labels) -> None:  # type: ignore[no-untyped-def]
+    model = build()
+    with pytest.raises(
+        InputError, match=f"one label per row: expected 10 labels, received {n_labels}"
+    ):
+        model.learn_many(_frame(10), pd.Series([label(i) for i in range(n_labels)]))
+    assert model.learner_.n_learned_ == 0
+
+
+@pytest.mark.parametrize("missing", [None, float("nan")])
+@pytest.mark.parametrize("name", ["stsd-multiclass", "pa-i", "stsd-regressor"])
+def test_a_missing_label_is_refused_never_learned(name: str, missing: object) -> None:
+    model = to_river(name)
+    x = {"a": 1.0}
+    with pytest.raises(InputError, match="missing label|two-valued labels|finite number"):
+        model.learn_one(x, missing)
+    labels = {"stsd-multiclass": "x", "pa-i": True, "stsd-regressor": 1.0}[name]
+    with pytest.raises(InputError, match="missing label in row 3|two-valued labels|finite number"):
+        model.learn_many(_frame(5), pd.Series([labels] * 3 + [missing, labels], dtype=object))
+    assert model.learner_.n_learned_ == 0
+    if name == "stsd-multiclass":
+        assert model._classes == [] and model.predict_one(x) is None
+
+
+def test_a_batch_mixing_label_kinds_learns_nothing() -> None:
+    model = to_river("pa-i")
+    with pytest.raises(InputError, match="mixes kinds of labels"):
+        model.learn_many(_frame(4), pd.Series([True, False, -1, 1], dtype=object))
+    assert model.learner_.n_learned_ == 0 and model._label_kind is None

@@ -1,8 +1,8 @@
 """The scikit-learn wrappers: scikit-learn's own estimator checks, and parity with evofeat's paths.
 
 scikit-learn's checks (``parametrize_with_checks``) all pass for the
-classifier (PA-I and STSD-I) and the regressor (OGD on the square loss). The only one not run is
-``check_array_api_input``, which scikit-learn itself skips unless
+classifier (PA-I, STSD-I and the multiclass PA) and the regressor (OGD on
+the square loss). The only one not run is ``check_array_api_input``, which scikit-learn itself skips unless
 ``SCIPY_ARRAY_API=1`` is set (the wrappers compute with NumPy/numba only).
 Order-dependence of online learning breaks none of the checks: ``fit``
 always restarts, and scikit-learn does not check that a permutation of the
@@ -31,7 +31,14 @@ from evofeat.registry import make
 from evofeat.streams import Stream
 
 
-@parametrize_with_checks([OnlineClassifier(), OnlineClassifier("stsd-i"), OnlineRegressor()])
+@parametrize_with_checks(
+    [
+        OnlineClassifier(),
+        OnlineClassifier("stsd-i"),
+        OnlineClassifier("pa-multiclass"),
+        OnlineRegressor(),
+    ]
+)
 def test_sklearn_estimator_checks(estimator, check) -> None:  # type: ignore[no-untyped-def]
     check(estimator)
 
@@ -183,3 +190,53 @@ def test_learner_parameters_are_the_estimators_own() -> None:
     reg = OnlineRegressor()
     assert reg.get_params()["lr"] == 0.05
     assert reg.set_params(lr=0.2).fit(X, np.linspace(0, 1, 300)).learner_.lr == 0.2
+
+
+# ---------------------------------------------------------------------------- hyperparameters
+def test_the_learners_hyperparameters_are_constructor_arguments() -> None:
+    X, y = _binary()
+    clf = OnlineClassifier("stsd-i", C=0.5)
+    assert clf.get_params()["C"] == 0.5 and clone(clf).get_params()["C"] == 0.5
+    fitted = clf.fit(X, y)
+    assert fitted.learner_.C == 0.5
+    same = OnlineClassifier("stsd-i", {"C": 0.5}).fit(X, y)
+    np.testing.assert_array_equal(fitted.decision_function(X), same.decision_function(X))
+    search = GridSearchCV(OnlineClassifier("pa-i"), {"C": [0.01, 1.0]}, cv=3).fit(X, y)
+    assert search.best_estimator_.learner_.C in (0.01, 1.0)
+    assert OnlineRegressor(lr=0.2).fit(X, y == "spam").learner_.lr == 0.2
+    with pytest.raises(InputError, match="unknown parameter 'Cc' .*expected one of the learner"):
+        OnlineClassifier("pa-i", Cc=1.0).fit(X, y)
+
+
+def test_the_default_learner_is_one_constant(monkeypatch: pytest.MonkeyPatch) -> None:
+    import evofeat.compat
+
+    X, y = _binary()
+    assert type(OnlineClassifier().fit(X, y).learner_) is PA
+    monkeypatch.setattr(evofeat.compat, "DEFAULT_LEARNER", "perceptron")
+    assert type(OnlineClassifier().fit(X, y).learner_).__name__ == "Perceptron"
+
+
+# ---------------------------------------------------------------------------- multiclass
+@pytest.mark.parametrize("name", ["stsd-multiclass", "pa-multiclass"])
+def test_a_multiclass_learner_is_a_multiclass_classifier(name: str) -> None:
+    X, y3 = make_classification(
+        n_samples=300, n_features=8, n_informative=5, n_classes=3, random_state=0
+    )
+    y = np.array(["a", "b", "c"])[y3]
+    clf = OnlineClassifier(name).fit(X, y)
+    assert clf.classes_.tolist() == ["a", "b", "c"] and clf.learner_.n_classes == 3
+    ref = make(name, n_classes=3)
+    for row, code in zip(X, y3, strict=True):
+        ref.learn_one(dict(enumerate(row.tolist())), int(code))
+    assert clf.learner_.coef_.keys() == ref.coef_.keys()
+    for key, weights in ref.coef_.items():  # fit learns what learn_one does
+        np.testing.assert_allclose(clf.learner_.coef_[key], weights, rtol=1e-12)
+    expected = [ref.predict_one(dict(enumerate(r.tolist()))) for r in X]
+    assert clf.predict(X).tolist() == [["a", "b", "c"][c] for c in expected]
+    scores = clf.decision_function(X)
+    assert scores.shape == (300, 3)
+    assert (clf.classes_[scores.argmax(axis=1)] == clf.predict(X)).mean() > 0.99
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert clf.score(X, y) > 0.6

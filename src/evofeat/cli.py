@@ -504,7 +504,8 @@ def _fmt_stat(stat: dict[str, Any] | None, digits: int) -> str:
 
 def _print_text(summary: dict[str, Any]) -> None:
     n = summary["repeats"]
-    streamed = ", streamed from disk" if summary.get("streamed") else ""
+    source = "standard input" if summary["dataset"] == "-" else "disk"
+    streamed = f", streamed from {source}" if summary.get("streamed") else ""
     every = (summary.get("scenario_params") or {}).get("select") is False  # no selector ran
     click.echo(
         f"{'every feature (no selector)' if every else summary['learner']} on "

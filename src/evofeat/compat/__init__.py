@@ -11,15 +11,37 @@ import scipy.sparse as sp
 from evofeat.base.errors import InputError
 from evofeat.base.learner import OnlineLearner
 
-__all__ = ["DEFAULTS", "build_learner", "learner_defaults", "score_rows"]
+__all__ = [
+    "DEFAULTS",
+    "DEFAULT_LEARNER",
+    "build_learner",
+    "class_scores",
+    "learner_defaults",
+    "score_rows",
+]
 
 
-#: The learner of each task when none is named: (registry name, parameters).
+#: The adapters' learner when none is named (``learner=None``, the default of
+#: :class:`~evofeat.compat.sklearn.OnlineClassifier`, ``EvofeatClassifier`` and
+#: ``to_river``'s binary task): read when a learner is built, so changing this one
+#: constant changes every adapter's default.
+DEFAULT_LEARNER = "pa-i"
+
+#: The learner of each other task when none is named: (registry name, parameters).
 DEFAULTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "binary": ("pa-i", {}),
     # lr=0.05: the square loss's gradient step stays stable on standardised features
     "regression": ("ogd", {"loss": "square", "lr": 0.05}),
+    "multiclass": ("stsd-multiclass", {}),
 }
+
+
+def _default(task: str) -> tuple[str, dict[str, Any]]:
+    """The learner (name, parameters) of ``task`` when none is named.
+
+    >>> _default("binary")
+    ('pa-i', {})
+    """
+    return (DEFAULT_LEARNER, {}) if task == "binary" else DEFAULTS[task]
 
 
 def learner_defaults(learner: str | OnlineLearner | None, tasks: Sequence[str]) -> dict[str, Any]:
@@ -43,7 +65,7 @@ def learner_defaults(learner: str | OnlineLearner | None, tasks: Sequence[str]) 
         return learner.get_params()
     fixed: dict[str, Any] = {}
     if learner is None:
-        learner, fixed = DEFAULTS[tasks[0]]
+        learner, fixed = _default(tasks[0])
     if not isinstance(learner, str) or learner not in ONLINE:
         return {}
     try:
@@ -69,8 +91,9 @@ def build_learner(
     A name is built with :func:`evofeat.registry.make`; a learner instance is
     only a template: its :meth:`~evofeat.base.OnlineLearner.clone` (with
     ``params`` as overrides) is returned, so the template never learns.
-    ``None`` takes the default learner of the first of ``tasks`` (see
-    :data:`DEFAULTS`; ``params`` override its parameters).
+    ``None`` takes the default learner of the first of ``tasks``
+    (:data:`DEFAULT_LEARNER` for a binary task, else :data:`DEFAULTS`;
+    ``params`` override its parameters).
 
     Parameters
     ----------
@@ -107,7 +130,7 @@ def build_learner(
         )
     extra = dict(params or {})
     if learner is None:
-        learner, fixed = DEFAULTS[tasks[0]]
+        learner, fixed = _default(tasks[0])
         extra = {**fixed, **extra}
     if isinstance(learner, str):
         from evofeat.registry import make
@@ -157,3 +180,26 @@ def score_rows(
     (array([2., 0.]), array([ 1., -1.]))
     """
     return model._score_rows(X, names)
+
+
+def class_scores(
+    model: OnlineLearner, values: np.ndarray, names: Iterable[Hashable], n_classes: int
+) -> np.ndarray:
+    """Each row's score for each of the first ``n_classes`` classes of a multiclass learner.
+
+    ``x . W_c`` over the row's features the learner has seen (NaN: absent;
+    an unseen feature has weight 0).
+
+    >>> from evofeat.registry import make
+    >>> model = make("stsd-multiclass", n_classes=3).learn_one({"a": 1.0}, 2)
+    >>> class_scores(model, np.array([[1.0, 5.0]]), ["a", "new"], 3).round(3).tolist()
+    [[-0.1, 0.0, 0.1]]
+    """
+    coef = model.coef_
+    names = list(names)
+    k = model.n_classes  # type: ignore[attr-defined]
+    W = np.array([coef.get(name, [0.0] * k) for name in names], dtype=np.float64)
+    W = W.reshape(len(names), -1)[:, :n_classes]
+    if sp.issparse(values):  # every stored value present (NaN is refused in sparse input)
+        return np.asarray(values @ W)
+    return np.asarray(np.nan_to_num(values) @ W)

@@ -18,13 +18,20 @@ to a code as it first appears; a class seen later gets a fresh weight column
 
 Regression. ``to_river`` returns :class:`EvofeatRegressor` for a regression
 learner (``"stsd-regressor"``, ``"pa-regressor"``, or ``"ogd"`` / ``"fesl-c"``
-/ ``"fesl-s"`` with ``loss="square"``). By default it standardises the
-features and the target online with River's own ``StandardScaler`` and running
-variance (as ``TargetStandardScaler(StandardScaler() | model)`` does), so a
-step size that suits standardised data stays stable on raw targets such as
-TrumpApproval's ratings; ``standardize=False`` gives the learner the raw
-values. The learner warns when its weights diverge (see
+/ ``"fesl-s"`` with ``loss="square"``). It gives the learner the values as
+they come, so River's own idiom scales them, once:
+``preprocessing.TargetStandardScaler(preprocessing.StandardScaler() | model)``
+keeps a step size that suits standardised data stable on raw targets such as
+TrumpApproval's ratings. ``EvofeatRegressor(..., standardize=True)`` does the
+same scaling inside the adapter instead (River's ``StandardScaler`` and running
+variance, as that pipeline does); do not combine it with River's scalers,
+which would scale twice. The learner warns when its weights diverge (see
 :meth:`evofeat.base.OnlineLearner.learn_one`).
+
+Labels are checked before anything is learned: ``learn_many`` refuses a
+``y`` whose length is not the number of rows, and every kind of adapter
+refuses a missing label (``None``, NaN) rather than learn it as a class or a
+target.
 
 Mini-batches. ``learn_many(X, y)``, ``predict_many(X)`` and
 ``predict_proba_many(X)`` take a pandas DataFrame (NaN is an absent feature)
@@ -50,7 +57,7 @@ from scipy.special import softmax
 
 from evofeat.base.errors import InputError
 from evofeat.base.learner import OnlineLearner, batch_arrays
-from evofeat.compat import DEFAULTS, build_learner, learner_defaults
+from evofeat.compat import DEFAULTS, build_learner, class_scores, learner_defaults
 
 __all__ = ["EvofeatClassifier", "EvofeatMultiClassifier", "EvofeatRegressor", "to_river"]
 
@@ -89,6 +96,44 @@ def _binary_target(y: Any) -> tuple[str | None, int]:
         received=repr(y),
         fix="map the labels to bool, e.g. with y == positive_label, or use a multiclass learner",
     )
+
+
+def _is_missing(y: Any) -> bool:
+    return y is None or (isinstance(y, float | np.floating) and math.isnan(y))
+
+
+def _missing_label(y: Any, where: str) -> InputError:
+    return InputError(
+        f"a missing label {where}",
+        expected="a label for every row",
+        received=repr(y),
+        fix="drop the rows without a label before learning (predict_one needs no label)",
+    )
+
+
+def _rows(X: Any, y: Any) -> tuple[Any, list[Hashable]]:
+    """``(values, names)`` of a mini-batch whose ``y`` has one label per row (checked first)."""
+    values, names, _ = batch_arrays(X)
+    n_labels = len(y) if hasattr(y, "__len__") else None
+    if n_labels != values.shape[0]:
+        raise InputError(
+            "learn_many needs one label per row",
+            expected=f"{values.shape[0]} labels",
+            received="an unsized y" if n_labels is None else f"{n_labels} labels",
+            fix="pass y with one entry per row of X (e.g. a pandas Series on X's index)",
+        )
+    return values, names
+
+
+def _batch(X: Any, y: Any) -> tuple[Any, list[Hashable], np.ndarray, list[Any]]:
+    """``(values, names, index, distinct)`` of a mini-batch, its labels checked before any learning:
+    one per row, none missing (``index``: each row's position among the ``distinct`` labels)."""
+    values, names = _rows(X, y)
+    index, distinct = _factorize(y)
+    for i, label in enumerate(distinct):
+        if _is_missing(label):
+            raise _missing_label(label, f"in row {int(np.flatnonzero(index == i)[0])}")
+    return values, names, index, distinct
 
 
 def _factorize(y: Any) -> tuple[np.ndarray, list[Any]]:
@@ -154,12 +199,22 @@ class _Binary(_Adapter):
         return None if label is None else self._decode(label)
 
     def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
-        first, distinct = _factorize(y)  # each distinct label read once, in order of appearance
+        values, names, first, distinct = _batch(X, y)  # each distinct label read once
         targets = np.empty(len(distinct))
+        kinds: dict[str, Any] = {}
         for i, label in enumerate(distinct):
             kind, targets[i] = _binary_target(label)
+            if kind is not None:
+                kinds.setdefault(kind, label)
+        if len(kinds) > 1:  # checked before anything is learned or recorded
+            raise InputError(
+                "a mini-batch mixes kinds of labels",
+                expected="one kind: bool, 0/1 or -1/+1",
+                received=", ".join(repr(v) for v in kinds.values()),
+                fix="give every label the same kind",
+            )
+        for kind, label in kinds.items():
             self._set_kind(kind, label)
-        values, names, _ = batch_arrays(X)
         self.learner_._learn_arrays(values, names, targets[first])
 
     def predict_many(self, X: Any) -> Any:
@@ -183,9 +238,7 @@ class _Multi(_Adapter):
     _tasks = ("multiclass",)
 
     def __init__(
-        self,
-        learner: str | OnlineLearner | None = "stsd-multiclass",
-        params: Mapping[str, Any] | None = None,
+        self, learner: str | OnlineLearner | None = None, params: Mapping[str, Any] | None = None
     ) -> None:
         super().__init__(learner, params)
         if getattr(self.learner_, "n_classes", None) is None:
@@ -203,14 +256,13 @@ class _Multi(_Adapter):
         return code
 
     def learn_one(self, x: dict[Any, Any], y: Any, **kwargs: Any) -> None:
+        if _is_missing(y):
+            raise _missing_label(y, "in learn_one")
         self.learner_.learn_one(x, self._code(y))
 
     def _class_scores(self, values: np.ndarray, names: list[Hashable]) -> np.ndarray:
         """Each row's score for each known class: ``x . W_c`` over the row's seen features."""
-        coef = self.learner_.coef_
-        W = np.array([coef.get(name, [0.0] * self.learner_.n_classes) for name in names])  # type: ignore[attr-defined]
-        W = W.reshape(len(names), -1)[:, : len(self._classes)]
-        return np.nan_to_num(values) @ W
+        return class_scores(self.learner_, values, names, len(self._classes))
 
     def predict_proba_one(self, x: dict[Any, Any], **kwargs: Any) -> dict[Any, float]:
         """A softmax of the class scores (monotone in them, not calibrated)."""
@@ -230,10 +282,9 @@ class _Multi(_Adapter):
         return max(proba, key=proba.__getitem__)
 
     def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
-        first, distinct = _factorize(y)  # new classes get codes in order of appearance
+        values, names, first, distinct = _batch(X, y)  # new classes: codes in order of appearance
         known = np.array([self._code(label, grow=False) for label in distinct], dtype=np.float64)
         codes = known[first]
-        values, names, _ = batch_arrays(X)
         start = 0
         while start < len(codes):  # a class beyond the learner's grows it where learn_one would
             k = self.learner_.n_classes  # type: ignore[attr-defined]
@@ -316,7 +367,7 @@ def _safe_lr(
     if not isinstance(learner, str) or (params and "lr" in params):
         return params
     names = learner_defaults(learner, ("regression",))
-    family = ONLINE.get(learner) == ONLINE["ogd"]
+    family = ONLINE.get(learner) in (ONLINE["ogd"], ONLINE["fesl-c"])
     if not family or (params or {}).get("loss", names.get("loss")) != "square":
         return params
     return {**(params or {}), "lr": DEFAULTS["regression"][1]["lr"]}
@@ -331,7 +382,7 @@ class _Regression(_Adapter):
         self,
         learner: str | OnlineLearner | None = None,
         params: Mapping[str, Any] | None = None,
-        standardize: bool = True,
+        standardize: bool = False,
     ) -> None:
         self.learner = learner
         self.params = params
@@ -354,8 +405,23 @@ class _Regression(_Adapter):
         mean, sigma = self._y_scale()
         return self._x_scaler.transform_one(x), (y - mean) / sigma if sigma > 0 else 0.0
 
+    @staticmethod
+    def _target(y: Any) -> float:
+        try:
+            target = float(y)
+        except (TypeError, ValueError):
+            target = math.nan
+        if not math.isfinite(target):
+            raise InputError(
+                "a regression target must be a finite number",
+                expected="a finite number",
+                received=repr(y),
+                fix="drop the rows without a target (None, NaN) or encode it as a number",
+            )
+        return target
+
     def learn_one(self, x: dict[Any, Any], y: Any, **kwargs: Any) -> None:
-        target = float(y)
+        target = self._target(y)
         if self.standardize:
             x, target = self._prepare(x, target)
         self.learner_.learn_one(x, target)  # it warns if its weights diverge
@@ -373,8 +439,15 @@ class _Regression(_Adapter):
         return float(self._inverse(0.0 if prediction is None else prediction))
 
     def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
-        values, names, _ = batch_arrays(X)
-        target = np.array(y, dtype=np.float64)
+        values, names = _rows(X, y)
+        try:
+            target = np.array(y, dtype=np.float64)
+        except (TypeError, ValueError):
+            target = np.full(len(y), math.nan)
+        bad = np.flatnonzero(~np.isfinite(target))
+        if bad.size:  # the first offending label, as learn_one would report it
+            self._target(np.asarray(y, dtype=object)[bad[0]])
+            self._target(math.nan)
         if self.standardize:  # the scalers row by row, as learn_one; the learner compiled
             values = np.array(values)  # standardised in place (the frame's values may be a view)
             for i, row in enumerate(values):
@@ -413,8 +486,9 @@ def _build() -> dict[str, type]:
         Parameters
         ----------
         learner
-            A name in :data:`evofeat.registry.ONLINE` or an
-            :class:`~evofeat.base.OnlineLearner` used as a template (cloned).
+            A name in :data:`evofeat.registry.ONLINE`, an
+            :class:`~evofeat.base.OnlineLearner` used as a template (cloned), or
+            ``None``: :data:`evofeat.compat.DEFAULT_LEARNER`.
         params
             The learner's parameters (for a name) or overrides (for an instance).
 
@@ -426,7 +500,7 @@ def _build() -> dict[str, type]:
 
         def __init__(
             self,
-            learner: str | OnlineLearner | None = "pa-i",
+            learner: str | OnlineLearner | None = None,
             params: Mapping[str, Any] | None = None,
         ) -> None:
             super().__init__(learner, params)
@@ -438,8 +512,9 @@ def _build() -> dict[str, type]:
         Parameters
         ----------
         learner
-            ``"stsd-multiclass"`` (default), ``"pa-multiclass"`` or a multiclass
-            :class:`~evofeat.base.OnlineLearner` used as a template (cloned).
+            ``"stsd-multiclass"``, ``"pa-multiclass"``, a multiclass
+            :class:`~evofeat.base.OnlineLearner` used as a template (cloned), or
+            ``None``: ``"stsd-multiclass"`` (:data:`evofeat.compat.DEFAULTS`).
         params
             The learner's parameters (for a name) or overrides (for an instance).
 
@@ -466,9 +541,12 @@ def _build() -> dict[str, type]:
         params
             The learner's parameters (for a name) or overrides (for an instance).
         standardize
-            Standardise the features and the target online (River's
-            ``StandardScaler`` and running variance), so the learner's step
-            sizes do not depend on the data's units (default ``True``).
+            Standardise the features and the target online inside the adapter
+            (River's ``StandardScaler`` and running variance, as
+            ``TargetStandardScaler(StandardScaler() | model)`` does), so the
+            learner's step sizes do not depend on the data's units. Off by
+            default: River's own scalers in front of the adapter do that, once;
+            turning this on as well would scale twice.
 
         Attributes
         ----------
@@ -520,9 +598,10 @@ def to_river(learner: str | OnlineLearner, params: Mapping[str, Any] | None = No
     Accuracy: 87.43%
     >>> model.predict_one({"https": 1.0, "long_url": 0.0})
     False
-    >>> evaluate.progressive_val_score(
-    ...     datasets.TrumpApproval(), to_river("ogd", {"loss": "square"}), metrics.MAE()
+    >>> scaled = preprocessing.TargetStandardScaler(  # River's idiom: scale x and y, once
+    ...     preprocessing.StandardScaler() | to_river("ogd", {"loss": "square"})
     ... )
+    >>> evaluate.progressive_val_score(datasets.TrumpApproval(), scaled, metrics.MAE())
     MAE: 0.521965
     """
     model = build_learner(learner, params, ("binary", "regression", "multiclass"))
@@ -538,6 +617,4 @@ def to_river(learner: str | OnlineLearner, params: Mapping[str, Any] | None = No
                 fix="pass learner.clone()",
             )
         adapter.learner_ = copy.deepcopy(learner)
-        if model.task == "regression":
-            adapter.standardize = False  # it learned on the values as given
     return adapter

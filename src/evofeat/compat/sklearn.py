@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit
+from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from evofeat._core.core import Core
 from evofeat.base.errors import InputError
 from evofeat.base.learner import OnlineLearner
-from evofeat.compat import build_learner, learner_defaults, score_rows
+from evofeat.compat import build_learner, class_scores, learner_defaults, score_rows
 
 __all__ = ["OnlineClassifier", "OnlineRegressor"]
 
@@ -31,24 +31,29 @@ __all__ = ["OnlineClassifier", "OnlineRegressor"]
 class _OnlineEstimator(BaseEstimator):
     """What the classifier and the regressor share: parameters, validation, learning, scoring rows.
 
-    The learner's parameters are the estimator's own: ``get_params()`` lists
-    them beside ``learner`` and ``params`` (a registry name's constructor
-    defaults, or a template learner's values) and ``set_params(C=...)`` sets
-    them, so ``GridSearchCV(est, {"C": [...]})`` and ``clone`` work as for
-    any scikit-learn estimator. A value set this way overrides the same key
-    of ``params``; with a template learner, ``learner__C`` names the
-    template's own parameter.
+    The learner's parameters are the estimator's own: the constructor takes
+    them as keywords (``OnlineClassifier("stsd-i", C=0.5)``), ``get_params()``
+    lists them beside ``learner`` and ``params`` (a registry name's
+    constructor defaults, or a template learner's values) and
+    ``set_params(C=...)`` sets them, so ``GridSearchCV(est, {"C": [...]})``
+    and ``clone`` work as for any scikit-learn estimator. A value given this
+    way overrides the same key of ``params``; with a template learner,
+    ``learner__C`` names the template's own parameter. A name the learner
+    does not have is refused when the learner is built (``fit``).
     """
 
     _tasks: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
-        self, learner: str | OnlineLearner | None = None, params: Mapping[str, Any] | None = None
+        self,
+        learner: str | OnlineLearner | None = None,
+        params: Mapping[str, Any] | None = None,
+        **learner_params: Any,
     ) -> None:
         self.learner = learner
         self.params = params
-        # the learner's parameters set by set_params (read back through get_params)
-        self._overrides: dict[str, Any] = {}
+        # the learner's parameters given as keywords or by set_params (read back by get_params)
+        self._overrides: dict[str, Any] = dict(learner_params)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle the learner's compiled state as its fields, so a read-only load can copy them."""
@@ -104,7 +109,9 @@ class _OnlineEstimator(BaseEstimator):
         """Set ``learner``, ``params``, the learner's parameters, or ``learner__x`` of a template."""
         names = set(learner_defaults(params.get("learner", self.learner), self._tasks))
         unknown = sorted(
-            k for k in params if k.partition("__")[0] not in names | {"learner", "params"}
+            k
+            for k in params
+            if k.partition("__")[0] not in names | {"learner", "params", "learner_params"}
         )
         if unknown:
             raise InputError(
@@ -116,13 +123,25 @@ class _OnlineEstimator(BaseEstimator):
         overrides = self.__dict__.setdefault("_overrides", {})
         for name in [k for k in params if k in names]:
             overrides[name] = params.pop(name)
+        if "learner_params" in params:  # the constructor's **learner_params, as one mapping
+            given = params.pop("learner_params")
+            overrides.update(given if isinstance(given, Mapping) else {"learner_params": given})
         return super().set_params(**params) if params else self
 
-    def _build(self) -> OnlineLearner:
+    def _build(self, **fixed: Any) -> OnlineLearner:
+        """A fresh learner: defaults < ``params`` < keywords and ``set_params`` < ``fixed``."""
         names = learner_defaults(self.learner, self._tasks)
         given = dict(self.params) if isinstance(self.params, Mapping) else self.params
         overrides = self.__dict__.get("_overrides", {})
-        explicit = {k: overrides[k] for k in names if k in overrides}
+        unknown = sorted(k for k in overrides if k not in names)
+        if unknown and names:
+            raise InputError(
+                f"unknown parameter {unknown[0]!r} for {type(self).__name__}({self.learner!r})",
+                expected="one of the learner's parameters: " + ", ".join(sorted(names)),
+                received=", ".join(unknown),
+                fix="check the spelling (parameters are case-sensitive)",
+            )
+        explicit = {**{k: overrides[k] for k in names if k in overrides}, **fixed}
         if explicit:
             given = {**(given or {}), **explicit}
         return build_learner(self.learner, given, self._tasks)
@@ -168,19 +187,26 @@ class _OnlineEstimator(BaseEstimator):
 
 
 class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
-    """A binary evofeat online learner as a scikit-learn classifier.
+    """A binary or multiclass evofeat online learner as a scikit-learn classifier.
 
-    Any two class labels are mapped to -1/+1: ``classes_[0]`` (the smaller,
-    after sorting) to -1, ``classes_[1]`` to +1.
+    A binary learner takes any two class labels, mapped to -1/+1:
+    ``classes_[0]`` (the smaller, after sorting) to -1, ``classes_[1]`` to
+    +1. A multiclass learner (``"stsd-multiclass"``, ``"pa-multiclass"``)
+    takes any number of classes (``n_classes`` is set from the first
+    ``fit``), coded by their position in ``classes_``.
 
     Parameters
     ----------
     learner
         A name in :data:`evofeat.registry.ONLINE` (``"pa-i"``, ``"stsd-i"``,
-        ``"ofs"``...) or an :class:`~evofeat.base.OnlineLearner` used as a
-        template (it is cloned, never trained itself).
+        ``"ofs"``, ``"stsd-multiclass"``...), an
+        :class:`~evofeat.base.OnlineLearner` used as a template (it is
+        cloned, never trained itself), or ``None``:
+        :data:`evofeat.compat.DEFAULT_LEARNER`.
     params
         The learner's parameters (for a name), or overrides (for an instance).
+    **learner_params
+        The learner's parameters as keywords (``C=0.5``), as ``set_params`` sets them.
 
     Attributes
     ----------
@@ -198,25 +224,30 @@ class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.preprocessing import StandardScaler
     >>> X, y = make_classification(n_samples=600, random_state=0)
-    >>> clf = OnlineClassifier("pa-i", {"C": 0.1})
+    >>> clf = OnlineClassifier("pa-i", C=0.1)
     >>> round(float(clf.fit(X[:400], y[:400]).score(X[400:], y[400:])), 3)
     0.935
     >>> clf.predict_proba(X[:2]).round(3).tolist()
     [[0.995, 0.005], [0.02, 0.98]]
     >>> cross_val_score(make_pipeline(StandardScaler(), OnlineClassifier()), X, y, cv=3).round(2).tolist()
     [0.94, 0.92, 0.93]
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.utils import shuffle
+    >>> X3, y3 = shuffle(*load_iris(return_X_y=True), random_state=0)  # not sorted by class
+    >>> multi = make_pipeline(StandardScaler(), OnlineClassifier("pa-multiclass"))
+    >>> cross_val_score(multi, X3, y3, cv=3).round(2).tolist()
+    [0.8, 0.8, 0.86]
     """
 
-    _tasks = ("binary",)
-
-    def __init__(
-        self, learner: str | OnlineLearner | None = "pa-i", params: Mapping[str, Any] | None = None
-    ) -> None:
-        super().__init__(learner, params)
+    _tasks = ("binary", "multiclass")
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        try:
+            task = self._build().task
+        except InputError:  # parameters fit() will refuse with their own message
+            task = "binary"
+        tags.classifier_tags.multi_class = task == "multiclass"
         return tags
 
     def fit(self, X: Any, y: Any) -> OnlineClassifier:
@@ -241,15 +272,19 @@ class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
         check_classification_targets(y)
         if first:
             found = np.unique(y if classes is None else np.asarray(classes))
-            if found.size != 2:
+            model = self._build()
+            if model.task == "multiclass" and found.size >= 2:
+                model = self._build(n_classes=max(found.size, getattr(model, "n_classes", 0) or 0))
+            elif found.size != 2:
                 raise InputError(
-                    f"Only binary classification is supported by {type(self).__name__}",
-                    expected="two class labels (binary classification)",
+                    f"Only binary classification is supported by {model!r}",
+                    expected="two class labels, or a multiclass learner for more",
                     received=f"{found.size} class(es): {found[:5].tolist()}",
-                    fix="pass classes=[neg, pos] if a batch holds one class; use one-vs-rest "
-                    "(sklearn.multiclass.OneVsRestClassifier) for more",
+                    fix="pass classes=[neg, pos] if a batch holds one class; for more classes "
+                    "use a multiclass learner, OnlineClassifier('stsd-multiclass') or "
+                    "'pa-multiclass', or one-vs-rest (sklearn.multiclass.OneVsRestClassifier)",
                 )
-            self.learner_ = self._build()
+            self.learner_ = model
             self.classes_ = found
         unknown = ~np.isin(y, self.classes_)
         if unknown.any():
@@ -259,25 +294,45 @@ class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
                 received=repr(y[unknown][0]),
                 fix="pass every class in the first partial_fit",
             )
-        self._learn(X, np.where(y == self.classes_[1], 1, -1))
+        if self._multiclass:
+            self._learn(X, np.searchsorted(self.classes_, y).astype(np.float64))
+        else:
+            self._learn(X, np.where(y == self.classes_[1], 1, -1))
         return self
 
+    @property
+    def _multiclass(self) -> bool:
+        return bool(self.learner_.task == "multiclass")
+
     def decision_function(self, X: Any) -> np.ndarray:
-        """The learner's score of each row (positive: ``classes_[1]``)."""
-        return self._scores(X)[0]
+        """The learner's score of each row (positive: ``classes_[1]``); a multiclass learner's
+        score of each row for each class (one column per class of ``classes_``; with two
+        classes, as scikit-learn has it, the second's score minus the first's)."""
+        check_is_fitted(self, "learner_")
+        if not self._multiclass:
+            return self._scores(X)[0]
+        X = self._check_X(X, reset=False)
+        scores = class_scores(self.learner_, X, range(X.shape[1]), self.classes_.size)
+        return scores[:, 1] - scores[:, 0] if self.classes_.size == 2 else scores
 
     def predict(self, X: Any) -> np.ndarray:
         """The predicted class of each row (the learner's label; "no decision" is ``classes_[0]``)."""
         label = self._scores(X)[1]
+        if self._multiclass:
+            return np.asarray(self.classes_[label.astype(np.intp)])
         return np.asarray(self.classes_[(label > 0).astype(np.intp)])
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """``[P(classes_[0]), P(classes_[1])]`` per row: the logistic function of the score.
+        """``[P(classes_[0]), P(classes_[1])]`` per row: the logistic function of the score
+        (a multiclass learner: the softmax of its class scores).
 
         For margin learners (PA, perceptron, STSD, OFS) this squashes the
         margin: monotone in the score, not calibrated.
         """
-        p = expit(self.decision_function(X))
+        scores = self.decision_function(X)
+        if self._multiclass and scores.ndim == 2:
+            return np.asarray(softmax(scores, axis=1))
+        p = expit(scores)
         return np.column_stack([1.0 - p, p])
 
 
@@ -293,6 +348,8 @@ class OnlineRegressor(RegressorMixin, _OnlineEstimator):
         square loss (``OGD(loss="square", lr=0.05)``).
     params
         The learner's parameters (for a name), or overrides (for an instance).
+    **learner_params
+        The learner's parameters as keywords (``lr=0.1``), as ``set_params`` sets them.
 
     Attributes
     ----------

@@ -26,8 +26,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from . import textio
 from .errors import DataFormatError
-from .textio import BZ2_MAGIC, GZIP_MAGIC, MAX_FEATURE_INDEX, read_all, short
+from .textio import BZ2_MAGIC, GZIP_MAGIC, MAX_FEATURE_INDEX, as_text, read_all, short
 
 
 def load_svmlight_file(*args: Any, **kwargs: Any) -> Any:
@@ -44,6 +45,7 @@ __all__ = [
     "ZeroBasedWarning",
     "libsvm_arrays",
     "libsvm_bad_line",
+    "not_utf8",
     "read_arff",
     "read_bytes",
     "read_idx",
@@ -204,6 +206,10 @@ def read_table(
     (True, ['a', 'b'], [1, 2])
     """
     kwargs = table_options(sep)
+    data = as_text(data, where)
+    _, opened = quoted_records(data, sep)
+    if opened >= 0:
+        raise unclosed_quote(where, data, opened)
     check_ragged(data, sep, where)
     try:
         header = table_header(data, where, sep, header)
@@ -212,8 +218,10 @@ def read_table(
         raise DataFormatError(f"{where} is empty: no rows of data.") from err
     except DataFormatError:
         raise
-    except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as err:
-        raise unreadable(where, sep, err) from err
+    except UnicodeDecodeError:
+        raise not_utf8(where, data) from None
+    except (pd.errors.ParserError, ValueError) as err:
+        raise unreadable(where, sep, err, data) from err
     if frame.shape[0] == 0:
         raise DataFormatError(f"{where} has a header but no rows of data.")
     if header:
@@ -293,13 +301,111 @@ def table_header(data: bytes, where: str, sep: str, header: bool | None) -> bool
     return detect_header(head)
 
 
-def unreadable(where: str, sep: str, err: object) -> DataFormatError:
-    """The error for text that pandas' parser refuses."""
+def quoted_records(data: bytes, sep: str) -> tuple[int, int]:
+    """``(end, opened)``: where the last whole record of ``data`` ends, and where a quote left open opened (-1: none).
+
+    Quotes as pandas' C parser reads them (:func:`evofeat.datasets._textscan.csv_records`):
+    a ``"`` opens a quoted field only at the start of a field, which may
+    then hold newlines.
+
+    >>> quoted_records(b'a,b\\n1,"x\\n', ","), quoted_records(b'a,b\\n1,2"\\n', ",")
+    ((4, 6), (9, -1))
+    """
+    if b'"' not in data:
+        return data.rfind(b"\n") + 1, -1
+    from ._textscan import csv_records
+
+    whitespace = sep == "whitespace"
+    return csv_records(data, 0 if whitespace else ord(sep), whitespace)
+
+
+def unclosed_quote(where: str, data: bytes, at: int, first_line: int = 1) -> DataFormatError:
+    """The error for the quote at offset ``at`` of ``data`` (whose first line is ``first_line``) that is never closed."""
+    line = first_line + data.count(b"\n", 0, at)
+    start = data.rfind(b"\n", 0, at) + 1
+    stop = data.find(b"\n", at, at + 200)
+    return DataFormatError(
+        f"{where}, line {line}: a quote opens a field here and is not closed "
+        f"({short(data[start : stop if stop >= 0 else at + 40])}): the rest of the file would be read as one "
+        f"field (at most {textio.MAX_LINE_BYTES:,} bytes are read for one record). Expected "
+        'a closing " (a quote inside a quoted field is written ""): close or remove it.'
+    )
+
+
+def not_utf8(where: str, data: bytes, first_line: int = 1) -> DataFormatError:
+    """The error for text that is not UTF-8, naming the line of its first bad byte.
+
+    >>> print(not_utf8("f.csv", b"a,b\\n1,\\x80\\n"))
+    f.csv, line 2: byte 0x80 is not UTF-8 text. Expected UTF-8 (or ASCII) text: convert the file (e.g. iconv -f LATIN1 -t UTF-8 FILE > FILE.utf8).
+    """
+    try:
+        data.decode("utf-8")
+        at = len(data)
+    except UnicodeDecodeError as err:
+        at = err.start
+    byte = f"byte 0x{data[at]:02x}" if at < len(data) else "the text"
+    line = first_line + data.count(b"\n", 0, at)
+    return DataFormatError(
+        f"{where}, line {line}: {byte} is not UTF-8 text. "
+        "Expected UTF-8 (or ASCII) text: convert the file (e.g. iconv -f LATIN1 -t UTF-8 FILE "
+        "> FILE.utf8)."
+    )
+
+
+def unreadable(
+    where: str,
+    sep: str,
+    err: object,
+    data: bytes | None = None,
+    first_line: int = 1,
+    want: tuple[int, int] | None = None,
+) -> DataFormatError:
+    """The error for text that pandas' parser refuses; given the text, it names the ragged line.
+
+    >>> print(unreadable("f.csv", ",", "Too many columns", b'a,"b"\\n1,2\\n3\\n'))
+    f.csv, line 3: 1 fields, but line 1 has 2. Expected the same number of fields on every line: fix that line (a missing value is '?' or an empty field between two separators).
+    """
+    if data is not None and not re.search(r"(line|row) \d+", str(err)):
+        try:
+            check_ragged_quoted(data, sep, where, first_line, want)
+        except DataFormatError as found:
+            return found
     return DataFormatError(
         f"{where}: cannot be read as {'whitespace' if sep == 'whitespace' else repr(sep)}"
         f"-separated text: {err}. Expected the same number of fields on every line; fix "
         "the line named above (or pass sep=... if the separator was guessed wrong)."
     )
+
+
+def check_ragged_quoted(
+    data: bytes, sep: str, where: str, first_line: int = 1, want: tuple[int, int] | None = None
+) -> None:
+    """:func:`check_ragged` for text with quotes (Python's csv module counts the fields of each record).
+
+    ``want``: ``(line, fields)`` of the file's first line, when ``data`` is a later part of it.
+    """
+    import csv
+
+    if sep == "whitespace":
+        return
+    text = data.replace(b"\x00", b"\x01").decode("utf-8", "replace")  # csv refuses NUL
+    rows = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    line = 1
+    try:
+        for fields in rows:
+            if fields and any(f.strip(" \t") for f in fields):
+                if want is None:
+                    want = (line + first_line - 1, len(fields))
+                elif len(fields) != want[1]:
+                    raise DataFormatError(
+                        f"{where}, line {line + first_line - 1}: {len(fields)} fields, but line "
+                        f"{want[0]} has {want[1]}. Expected the same number of "
+                        "fields on every line: fix that line (a missing value is '?' or an empty "
+                        "field between two separators)."
+                    )
+            line = rows.line_num + 1
+    except csv.Error:
+        return
 
 
 def warn_decimal_commas(frame: pd.DataFrame, where: str, sep: str) -> bool:
@@ -384,8 +490,10 @@ def ragged_line(
         seps = np.flatnonzero(arr == ord(sep))
         lens = np.searchsorted(seps, ends) - np.searchsorted(seps, starts) + 1
         nonblank = ends > starts
-        if nonblank.any():  # any byte above a blank in [start, next line's start)
-            nonblank[nonblank] = np.logical_or.reduceat(arr > 32, starts[nonblank])
+        if nonblank.any():  # a byte other than a space or tab in [start, next line's start),
+            # as pandas skips blank lines (a line of "\x00" or "\x0b" is one field to it)
+            filled = (arr != 32) & (arr != 9) & (arr != 13) & (arr != 10)
+            nonblank[nonblank] = np.logical_or.reduceat(filled, starts[nonblank])
     rows = np.flatnonzero(nonblank)
     if rows.size == 0:
         return None
@@ -462,7 +570,8 @@ def _tokens(data: bytes, line: bytes | tuple[int, int]) -> Iterable[tuple[str, i
     hash_at = data.find(b"#", start, end)
     end = end if hash_at < 0 else hash_at
     if end - start <= _SHORT_LINE:  # the usual line: decoded and split at once (faster)
-        return [(tok, len(tok)) for tok in data[start:end].decode("utf-8", "replace").split()]
+        # split as bytes, as scikit-learn splits (str.split also cuts at \x1c-\x1f, \x85, ...)
+        return [(tok.decode("utf-8", "replace"), len(tok)) for tok in data[start:end].split()]
     return (  # a long line: each token read in place
         (_head(data, m.start(), m.end() - m.start()), m.end() - m.start())
         for m in _TOKEN.finditer(data, start, end)
@@ -500,8 +609,13 @@ def libsvm_bad_line(
                     f"or index:value: expected at most {MAX_TOKEN_BYTES:,} bytes"
                 )
             if k == 0:
+                if "," in tok:
+                    return lineno, (
+                        f"the labels {short(tok)} make a multi-label line: expected one label a "
+                        "line (split the line into one line per label, or keep one label)"
+                    )
                 try:
-                    label = float(tok.split(",")[0])
+                    label = float(tok)
                 except ValueError:
                     return lineno, f"the label {short(tok)} is not a number"
                 if not math.isfinite(label):
@@ -563,6 +677,7 @@ def read_libsvm(
     >>> X.toarray().tolist(), y.tolist()
     ([[2.0, 0.0, 4.0], [0.0, 1.0, 0.0]], [1.0, -1.0])
     """
+    data = as_text(data, where)
     if zero_based in (True, False):
         fast = _tokenized_libsvm(data, n_features, bool(zero_based), comments=True)
         if fast is not None:
@@ -776,7 +891,7 @@ def read_arff(data: bytes, where: str) -> tuple[list[tuple[str, Any]], list[list
     import arff  # liac-arff
 
     try:
-        text = data.decode("utf-8")
+        text = as_text(data, where).decode("utf-8")
     except UnicodeDecodeError as err:
         raise DataFormatError(f"{where}: not UTF-8 text ({err}); save the ARFF as UTF-8.") from err
     try:

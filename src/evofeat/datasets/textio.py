@@ -9,6 +9,9 @@ block size plus the longest line, and two limits are stated:
 - :data:`MAX_LINE_BYTES`: the longest line accepted (64 MiB). A file
   without newlines, or a gzip bomb that expands to one huge line, stops there
   with a short error instead of filling the memory.
+- Line ends: ``\\n``, ``\\r\\n`` and a lone ``\\r`` all end a line (every
+  reader sees ``\\n``); a UTF-8 byte-order mark at the start is dropped, and
+  a UTF-16 or UTF-32 one is refused with how to convert the file.
 - :data:`MAX_FEATURE_INDEX`: the largest LIBSVM feature index (2**25 =
   33,554,432, above the 29.9 million features of kddb); one weight and one
   name per feature up to the largest index are built, so a larger index is
@@ -31,7 +34,18 @@ from typing import IO
 
 from .errors import DataFormatError
 
-__all__ = ["MAX_FEATURE_INDEX", "MAX_LINE_BYTES", "iter_blocks", "open_binary", "read_all", "short"]
+__all__ = [
+    "MAX_FEATURE_INDEX",
+    "MAX_LINE_BYTES",
+    "as_text",
+    "iter_blocks",
+    "open_binary",
+    "peek_stdin",
+    "read_all",
+    "short",
+    "stdin_reader",
+    "universal_newlines",
+]
 
 #: The longest line accepted in a text data file, in bytes (decompressed).
 MAX_LINE_BYTES = 64 << 20
@@ -42,6 +56,14 @@ _PIECE = 1 << 16
 
 GZIP_MAGIC = b"\x1f\x8b"
 BZ2_MAGIC = b"BZh"
+UTF8_BOM = b"\xef\xbb\xbf"
+#: byte-order marks of encodings evofeat does not read (longest first: UTF-32 LE starts as UTF-16 LE)
+_OTHER_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
 
 
 def short(text: bytes | str, limit: int = 40) -> str:
@@ -71,7 +93,7 @@ def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
     b'1 1:2\\n'
     """
     if str(path) == "-":
-        return sys.stdin.buffer
+        return stdin_reader()
     path = Path(path)
     if path.is_dir():
         raise DataFormatError(f"{path} is a folder; expected a data file.")
@@ -90,6 +112,118 @@ def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
     return fh
 
 
+def universal_newlines(text: bytes) -> bytes:
+    """``text`` with every ``\\r\\n`` and every lone ``\\r`` written as ``\\n`` (the line count kept).
+
+    >>> universal_newlines(b"a\\r\\nb\\rc\\n")
+    b'a\\nb\\nc\\n'
+    """
+    if b"\r" not in text:
+        return text
+    return text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def _check_bom(head: bytes, where: str) -> bytes:
+    """``head`` (the start of a file) without a UTF-8 byte-order mark; another one is an error."""
+    if head.startswith(UTF8_BOM):
+        return head[len(UTF8_BOM) :]
+    for bom, encoding in _OTHER_BOMS:
+        if head.startswith(bom):
+            raise DataFormatError(
+                f"{where}, line 1: the text starts with a {encoding} byte-order mark. Expected "
+                f"UTF-8 (or ASCII) text: convert it first, e.g. iconv -f {encoding} -t UTF-8 "
+                "FILE > FILE.utf8."
+            )
+    return head
+
+
+class _Replay:
+    """Standard input with what was read ahead put back in front: ``newlines`` blank lines, then
+    ``head``, then the rest of ``fh`` (so the line numbers stay those of the input)."""
+
+    def __init__(self, fh: IO[bytes], newlines: int, head: bytes) -> None:
+        self.fh, self.newlines, self.head = fh, newlines, head
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0:
+            return b"".join(iter(lambda: self.read(_PIECE), b""))
+        if self.newlines:
+            n = min(size, self.newlines, _PIECE)
+            self.newlines -= n
+            return b"\n" * n
+        if self.head:
+            out = self.head[:size]
+            self.head = self.head[len(out) :]
+            return out
+        return self.fh.read(size)
+
+    def isatty(self) -> bool:
+        return False
+
+    def close(self) -> None:  # standard input stays open (as sys.stdin.buffer does)
+        pass
+
+    def __enter__(self) -> _Replay:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+#: ``(stream, its replay)`` of the standard input read ahead by :func:`peek_stdin`
+_peeked: tuple[object, _Replay] | None = None
+
+
+def peek_stdin(fh: IO[bytes] | None = None) -> bytes:
+    """The first bytes of standard input from its first non-blank byte, after any byte-order mark.
+
+    Reads ahead as far as needed (past any number of blank lines, in
+    memory bounded by one piece: the blank lines are counted, not kept)
+    and puts what it read back: :func:`stdin_reader` (and
+    :func:`open_binary` of ``"-"``) then read the input from its start, its
+    line numbers unchanged. Returns ``b""`` for input that is empty or
+    blank. ``fh`` stands for ``sys.stdin.buffer`` (tests).
+
+    >>> import io
+    >>> data = io.BytesIO(b"\\xef\\xbb\\xbf\\n\\r\\n  {\\"a\\": 1}\\n")
+    >>> peek_stdin(data)[:1], stdin_reader(data).read()
+    (b'{', b'\\n\\n  {"a": 1}\\n')
+    """
+    global _peeked
+    fh = sys.stdin.buffer if fh is None else fh
+    if _peeked is not None and _peeked[0] is fh:
+        return _peeked[1].head.lstrip()
+    newlines, first, held = 0, True, b""
+    while True:
+        buf = fh.read(_PIECE)
+        if first:
+            buf, first = _check_bom(buf, "standard input"), False
+        if not buf:
+            newlines += len(held)
+            head = b""
+            break
+        buf = held + buf
+        stripped = buf.lstrip()
+        if stripped:  # the first non-blank byte: keep this piece from its line's start
+            start = len(buf) - len(stripped)
+            line_start = max(buf.rfind(b"\n", 0, start), buf.rfind(b"\r", 0, start)) + 1
+            newlines += universal_newlines(buf[:line_start]).count(b"\n")
+            head = buf[line_start:]
+            break
+        held = b"\r" if buf.endswith(b"\r") else b""  # a \r\n may be cut in two
+        newlines += universal_newlines(buf[: len(buf) - len(held)]).count(b"\n")
+    _peeked = (fh, _Replay(fh, newlines, head))
+    return head.lstrip()
+
+
+def stdin_reader(fh: IO[bytes] | None = None) -> IO[bytes]:
+    """Standard input (``fh`` in tests), with what :func:`peek_stdin` read ahead put back in front."""
+    fh = sys.stdin.buffer if fh is None else fh
+    if _peeked is not None and _peeked[0] is fh:
+        return _peeked[1]  # type: ignore[return-value]
+    return fh
+
+
 def _too_long(where: str, line: int) -> DataFormatError:
     return DataFormatError(
         f"{where}, line {line}: longer than {MAX_LINE_BYTES:,} bytes without a newline (the limit "
@@ -100,12 +234,14 @@ def _too_long(where: str, line: int) -> DataFormatError:
 
 
 def iter_blocks(
-    fh: IO[bytes], where: str, block_bytes: int = 4 << 20
+    fh: IO[bytes], where: str, block_bytes: int = 4 << 20, *, binary: bool = False
 ) -> Iterator[tuple[bytes, int]]:
     """Yield ``(text, first_line)``: blocks of about ``block_bytes`` of whole lines.
 
     ``first_line`` is the 1-based number of the block's first line. The last
-    line may lack its newline. Linear in the file size, whatever the line
+    line may lack its newline. Every line end is given as ``\\n``
+    (:func:`universal_newlines`) and a UTF-8 byte-order mark at the start is
+    dropped; ``binary=True`` gives the bytes as they are. Linear in the file size, whatever the line
     lengths; a line longer than :data:`MAX_LINE_BYTES` raises
     :class:`DataFormatError` naming it, and so does a cut-short or corrupt
     compressed stream (naming the last complete line).
@@ -121,6 +257,9 @@ def iter_blocks(
     limit = MAX_LINE_BYTES
     piece = max(1, min(block_bytes, _PIECE, limit))  # a line inside one piece is within the limit
 
+    start = not binary  # at the start of the stream: a byte-order mark is looked for
+    held = b""  # a \r that ends a piece: the next one may start with its \n
+
     def lines_done(extra: bytes = b"") -> int:
         return first_line - 1 + sum(p.count(b"\n") for p in parts) + extra.count(b"\n")
 
@@ -133,6 +272,16 @@ def iter_blocks(
                 f"{lines_done()} (or a few lines later) ({err}). The file is incomplete: fetch or "
                 "copy it again."
             ) from None
+        if start and buf:
+            buf, start = _check_bom(buf, where), False
+        if not binary:
+            eof = not buf
+            buf, held = held + buf, b""
+            if not eof and buf.endswith(b"\r"):
+                buf, held = buf[:-1], b"\r"
+                if not buf:
+                    continue
+            buf = universal_newlines(buf)
         if not buf:
             text = b"".join(parts)
             if text.strip():
@@ -164,4 +313,14 @@ def read_all(path: str | os.PathLike[str]) -> bytes:
     b'a,b\\n1,2\\n'
     """
     with open_binary(path) as fh:
-        return b"".join(text for text, _ in iter_blocks(fh, str(path), block_bytes=16 << 20))
+        blocks = iter_blocks(fh, str(path), block_bytes=16 << 20, binary=True)
+        return b"".join(text for text, _ in blocks)
+
+
+def as_text(data: bytes, where: str) -> bytes:
+    """A whole file's bytes as the readers take text: no UTF-8 byte-order mark, ``\\n`` line ends.
+
+    >>> as_text(b"\\xef\\xbb\\xbfa,b\\r\\n1,2\\r", "f.csv")
+    b'a,b\\n1,2\\n'
+    """
+    return universal_newlines(_check_bom(data, where))

@@ -10,6 +10,7 @@ import numpy as np
 from scipy.special import expit
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
 from evofeat.ensemble._fesl import FESLCore
 from evofeat.ensemble.mapping import gram_pinv, recover
 from evofeat.linear._intercept import InterceptMixin, check_intercept
@@ -236,6 +237,28 @@ class FESL(InterceptMixin, OnlineLearner):
         "l1": ("base", ("ftrl",)),
         "l2": ("base", ("ftrl",)),
     }
+
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set, and the overlap
+    #: rows within the buffers.
+    _state_spec = StateSpec(
+        fixed=(
+            "method",
+            "loss_kind",
+            "lr",
+            "horizon",
+            "ridge",
+            "clock",
+            "base",
+            "eps",
+            "beta",
+            "l1",
+            "l2",
+            "fit_intercept",
+        ),
+        counts=("dim",),
+        at_most=(("n_a", "buf_a.shape[1]"), ("n_p", "buf_p.shape[1]")),
+        nonnegative=("n_a", "n_p", "t", "t_p", "switches", "cur", "space"),
+    )
 
     def __init__(
         self,

@@ -98,6 +98,13 @@ class Grid:
 class Variant:
     """One way the paper's cells are run, a column pair in its tables (``protocol`` names the command).
 
+    ``within`` is what a cell within 2σ shows in this variant (a status of
+    :data:`evofeat.report.compare.STATUSES`): ``"reproduces"`` with the
+    paper's stated settings, ``"reproduces with a declared setting"`` for a
+    setting fixed before scoring (e.g. the authors' released code), or
+    ``"post hoc"`` for a setting chosen on the scored runs and not validated
+    on others (its rows are listed, never counted).
+
     >>> Variant("paper", "paper text", "text", "stsd-paper").setting
     'paper text'
     """
@@ -107,6 +114,7 @@ class Variant:
     short: str
     protocol: str
     setting_label: str = ""
+    within: str = "reproduces"
 
     @property
     def setting(self) -> str:
@@ -168,6 +176,7 @@ class Extra:
     label: str
     lookup: Callable[[Published], Key | None]
     command: Callable[[Published, int], str] | None = None
+    within: str = "post hoc"  # what a row within 2σ shows (see Variant.within)
 
 
 def protocol_params(protocol: str, dataset: str, method: str, **override: Any) -> dict[str, Any]:
@@ -345,6 +354,7 @@ class PaperSpec(Paper):
                 if extra is None
                 else (extra.command(pub, n) if extra.command else ""),
                 variant=extra.label if extra else v.name if further else "",
+                within=extra.within if extra else v.within,
             )
             if not further or row.verdict == "outside 2σ":
                 row.explanation_id = explain(self.explain or self.name, row)

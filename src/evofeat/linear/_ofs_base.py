@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
 from evofeat.linear._adagrad_step import STEPS, adagrad_delta
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._ofs import OFSCore, RANDCore
@@ -36,6 +37,27 @@ class _Budgeted(InterceptMixin, OnlineLearner):
 
     _core: ClassVar[type[OFSCore]] = OFSCore
     _algorithm: ClassVar[str] = "ofs"
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set, the heap of the
+    #: B largest weights within the budget (the learners that truncate add that it holds every
+    #: non-zero weight) and the columns.
+    _state_spec = StateSpec(
+        fixed=(
+            "lr",
+            "l2",
+            "radius",
+            "budget",
+            "budget_count",
+            "zero_is_mistake",
+            "adagrad",
+            "eps",
+            "rank_power",
+        ),
+        indices=("heap", "pos", "cand"),
+        counts=("hsize", "dim", "B"),
+        heaps=(("heap", "pos", "hsize"),),
+        at_most=(("hsize", "B"),),
+        nonnegative=("scale", "sq_norm", "G", "rank"),
+    )
     per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos", "dw", "cand", "G", "rank")
     budget: float
     budget_count: int | None
@@ -144,6 +166,10 @@ class _Budgeted(InterceptMixin, OnlineLearner):
 
 
 class _Step(_Budgeted):
+    #: What a model file must satisfy (evofeat.io): _Budgeted's, and the heap holds every non-zero
+    #: weight (at most B of them).
+    _state_spec = _Budgeted._state_spec.extend(support=(("v", "heap", "hsize"),))
+
     lr: float
     l2: float
     radius: float | None

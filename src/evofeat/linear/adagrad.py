@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from evofeat.base import OnlineLearner
+from evofeat.base.state import StateSpec
 from evofeat.linear._adaptive import AdaGradCore
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._safe import MAX
@@ -100,6 +101,9 @@ class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override
     """
 
     per_feature = ("w", "G")
+
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set.
+    _state_spec = StateSpec(fixed=("lr", "eps", "loss_kind", "fit_intercept", "intercept_lr"))
 
     def __init__(
         self,

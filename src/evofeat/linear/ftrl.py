@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
 from evofeat.linear._adaptive import FTRLCore
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._safe import MAX, dot_reference
@@ -140,6 +141,11 @@ class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """
 
     per_feature = ("z", "n")
+
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set.
+    _state_spec = StateSpec(
+        fixed=("alpha", "beta", "l1", "l2", "loss_kind", "fit_intercept", "intercept_lr")
+    )
 
     def __init__(
         self,

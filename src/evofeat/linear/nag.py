@@ -9,6 +9,7 @@ import numpy as np
 
 from evofeat.base import OnlineLearner
 from evofeat.base.errors import check_bool
+from evofeat.base.state import StateSpec
 from evofeat.linear._adaptive import NAGCore
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._safe import MAX, dot_reference
@@ -130,6 +131,12 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """
 
     per_feature = ("w", "s", "G")
+
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set.
+    _state_spec = StateSpec(
+        fixed=("lr", "loss_kind", "invariant", "fit_intercept", "intercept_lr"),
+        nonnegative=("s", "G", "t", "N", "intercept_G"),
+    )
 
     def __init__(
         self,

@@ -143,6 +143,9 @@ class PETrun(_Budgeted):
 
     _core = PETrunCore
     _algorithm = "pe-trun"
+    #: What a model file must satisfy (evofeat.io): _Budgeted's, and the heap holds every non-zero
+    #: weight (at most B of them).
+    _state_spec = _Budgeted._state_spec.extend(support=(("v", "heap", "hsize"),))
 
     def __init__(
         self,
@@ -200,6 +203,14 @@ class RAND(_Budgeted):
     _core = RANDCore
     _algorithm = "rand"
     per_feature = (*_Budgeted.per_feature, "flag", "vis", "sel", "shown")
+    #: What a model file must satisfy (evofeat.io): _Budgeted's, and the random set's columns.
+    _state_spec = _Budgeted._state_spec.extend(
+        fixed=("seed", "redraw"),
+        indices=("vis", "sel", "shown"),
+        counts=("n_selected", "n_shown"),
+        at_most=(("n_selected", "B"),),
+        nonnegative=("n_draws",),
+    )
 
     def __init__(
         self,

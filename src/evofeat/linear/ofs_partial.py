@@ -83,6 +83,13 @@ class OFSP(_Step):
     _core = OFSPCore
     _algorithm = "ofs-p"
     per_feature = (*_Step.per_feature, "flag", "vis", "pick")
+    #: What a model file must satisfy (evofeat.io): OFS's, and the drawn attributes' columns.
+    _state_spec = _Step._state_spec.extend(
+        fixed=("seed", "epsilon"),
+        indices=("vis", "pick"),
+        counts=("n_visible", "n_marked"),
+        nonnegative=("t",),
+    )
 
     def __init__(
         self,

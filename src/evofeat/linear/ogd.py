@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._ogd import OGDCore, loss_slope, loss_value
 from evofeat.linear._safe import MAX, dot_reference, saturate_reference
@@ -140,6 +141,9 @@ class OGD(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     gradient ascent. ICML 2003. Hou, Zhang, Zhou. Learning with feature
     evolvable streams. NIPS 2017, Eq. (1).
     """
+
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set.
+    _state_spec = StateSpec(fixed=("loss_kind", "lr", "fit_intercept", "intercept_lr"))
 
     def __init__(
         self,

@@ -8,6 +8,7 @@ from functools import partial
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._pa import PACore
 from evofeat.linear._safe import MAX, dot_reference, saturate_reference
@@ -73,6 +74,9 @@ class PA(InterceptMixin, OnlineLearner):
     Crammer, Dekel, Keshet, Shalev-Shwartz, Singer. Online Passive-Aggressive
     Algorithms. JMLR 7, 2006 (Fig. 1 and Eq. 6-8).
     """
+
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set.
+    _state_spec = StateSpec(fixed=("mode", "C", "fit_intercept"))
 
     def __init__(self, mode: str = "pa-i", C: float = 1.0, fit_intercept: bool = False) -> None:
         self.mode = mode

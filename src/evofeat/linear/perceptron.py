@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._perceptron import PerceptronCore
 from evofeat.linear._safe import MAX, dot_reference, saturate_reference
@@ -63,6 +64,9 @@ class Perceptron(InterceptMixin, OnlineLearner):
     ----------
     Rosenblatt, F. The perceptron. Psychological Review 65(6), 1958.
     """
+
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set.
+    _state_spec = StateSpec(fixed=("lr", "fit_intercept", "intercept_lr"))
 
     def __init__(
         self, lr: float = 1.0, fit_intercept: bool = False, intercept_lr: float | None = None

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
 from evofeat.linear._adagrad_step import adagrad_delta
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._safe import MAX
@@ -317,6 +318,32 @@ class STSD(InterceptMixin, OnlineLearner):
 
     per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos", "G")
     _modes: ClassVar[tuple[str, ...]] = tuple(_MODES)
+
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set, the support heap
+    #: (the only non-zero weights) and its columns.
+    _state_spec = StateSpec(
+        fixed=(
+            "rule",
+            "C",
+            "radius",
+            "budget",
+            "original",
+            "project",
+            "select",
+            "regression",
+            "epsilon",
+            "adagrad",
+            "metric_tau",
+            "lr",
+            "eps",
+        ),
+        indices=("heap", "pos"),
+        counts=("hsize", "dim"),
+        heaps=(("heap", "pos", "hsize"),),
+        support=(("v", "heap", "hsize"),),
+        at_most=(("new_from", "dim"),),
+        nonnegative=("scale", "l1"),
+    )
 
     def __init__(
         self,

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
 from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._stsd import STEP_RULES, STSDMulticlassCore
 from evofeat.linear.stsd import (
@@ -91,6 +92,17 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
     task: ClassVar[str] = "multiclass"
     _modes: ClassVar[tuple[str, ...]] = ("stsd", "stsd-i", "stsd-ii")
     per_feature: ClassVar[tuple[str, ...]] = ("V", "g", "heap", "pos")
+
+    #: What a model file must satisfy (evofeat.io): the fields the parameters set, the support heap
+    #: of features (the only non-zero rows of V) and its columns.
+    _state_spec = StateSpec(
+        fixed=("rule", "C", "radius", "budget"),
+        indices=("heap", "pos"),
+        counts=("hsize", "dim"),
+        heaps=(("heap", "pos", "hsize"),),
+        support=(("V", "heap", "hsize"), ("g", "heap", "hsize")),
+        nonnegative=("scale", "l1", "g"),
+    )
 
     def __init__(
         self,

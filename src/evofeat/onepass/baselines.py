@@ -21,6 +21,7 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.utils.validation import check_is_fitted
 
 from evofeat.base.errors import InputError
+from evofeat.base.state import StateSpec
 from evofeat.onepass._checks import resolve_survived, validate_X, validate_y
 
 __all__ = ["SVM", "SVMa", "SVMs", "folds", "tuned_logistic"]
@@ -82,6 +83,10 @@ class _LogisticBaseline(ClassifierMixin, BaseEstimator):
 
     #: Which E-stage columns: "all", "survived" or "augmented".
     columns: ClassVar[str] = "all"
+    #: The fitted attributes a model file holds (evofeat.io), with their kinds.
+    _state_spec = StateSpec(
+        attrs={"n_features_in_": "int", "classes_": "array:biufU:1", "model_": "logistic"}
+    )
 
     def __init__(
         self,
@@ -198,6 +203,8 @@ class SVMs(_LogisticBaseline):
     """
 
     columns = "survived"
+    #: The fitted attributes a model file holds (evofeat.io), with their kinds.
+    _state_spec = _LogisticBaseline._state_spec.extend(attrs={"n_survived_": "int"})
 
 
 class SVMa(_LogisticBaseline):
@@ -215,3 +222,5 @@ class SVMa(_LogisticBaseline):
     """
 
     columns = "augmented"
+    #: The fitted attributes a model file holds (evofeat.io), with their kinds.
+    _state_spec = _LogisticBaseline._state_spec.extend(attrs={"n_survived_": "int"})

@@ -26,6 +26,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils.validation import check_is_fitted
 
 from evofeat.base.errors import InputError
+from evofeat.base.state import StateSpec
 from evofeat.onepass._checks import resolve_survived, validate_X, validate_y
 from evofeat.onepass.baselines import DEFAULT_CS, folds, tuned_logistic
 from evofeat.onepass.cstage import CStage
@@ -41,6 +42,23 @@ DEFAULT_GAMMAS: tuple[float, ...] = (1e-2, 1e-1, 1.0, 1e1, 1e2, 1e3, 1e4)
 
 class _OnePass(ClassifierMixin, BaseEstimator):
     """The two-stage frame shared by OPID and OPIDe; subclasses write the E-stage."""
+
+    #: The fitted attributes a model file holds (evofeat.io), with their kinds.
+    _state_spec = StateSpec(
+        attrs={
+            "n_features_in_": "int",
+            "n_survived_": "int",
+            "classes_": "array:biufU:1",
+            "cstage_classes_": "array:biufU:1",
+            "cstage_rows_": "int",
+            "coef_cstage_": "array:f:2",
+        },
+        consistent=lambda m: (
+            ""
+            if m.coef_cstage_.shape[0] == m.n_survived_ <= m.n_features_in_
+            else f"W_s* of {m.coef_cstage_.shape[0]} rows for {m.n_survived_} survived features"
+        ),
+    )
 
     n_survived: int | None
     consistency: float
@@ -194,6 +212,12 @@ class OPIDe(_OnePass):
     Features", Eq. 2-4, Prop. 1-2, Section 4 ("OPIDe").
     """
 
+    #: The fitted attributes a model file holds (evofeat.io), with their kinds.
+    _state_spec = _OnePass._state_spec.extend(
+        attrs={"model_s_": "logistic", "model_bar_": "logistic", "weights_": "floats2"},
+        nonnegative=("weights_",),
+    )
+
     def __init__(
         self,
         n_survived: int | None = None,
@@ -312,6 +336,27 @@ class OPID(_OnePass):
     Hou and Zhou, "One-Pass Learning with Incremental and Decremental
     Features", Eq. 2, 16-17, Prop. 1-4, Algorithm 1.
     """
+
+    #: The fitted attributes a model file holds (evofeat.io), with their kinds.
+    _state_spec = _OnePass._state_spec.extend(
+        attrs={
+            "estage_l2_": "float",
+            "estage_": "joint",
+            "coef_": "array:f:2",
+            "weights_": "floats2",
+            "objective_": "floats",
+            "n_iter_": "int",
+        },
+        nonnegative=("weights_", "estage_l2_"),
+        consistent=lambda m: (
+            _OnePass._state_spec.consistent(m)  # type: ignore[misc]
+            or (
+                ""
+                if np.array_equal(m.coef_, m.estage_.fit.coef)
+                else "coef_ is not the E-stage solution it reports"
+            )
+        ),
+    )
 
     def __init__(
         self,

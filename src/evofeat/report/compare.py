@@ -9,8 +9,12 @@ them the same way for every paper: the Markdown sections of ``report.md``,
 Examples
 --------
 >>> r = Row("ofs", "table2", "german", "OFS", "B=0.1", 300.0, 10.0, 325.0, 12.0)
->>> round(r.z, 2), r.verdict
-(2.5, 'outside 2σ')
+>>> round(r.z, 2), r.verdict, r.status
+(2.5, 'outside 2σ', 'open')
+>>> Row("ofs", "table2", "german", "OFS", "B=0.1", 300.0, 10.0, 315.0, 40.0).status
+'reproduces'
+>>> Row("ofs", "table2", "german", "OFS", "B=0.1", 300.0, 10.0, 315.0, 40.0).spread
+'ours 4x wider'
 >>> p = Pair("table2", "german", "OFS", "RAND", [1, 2, 3, 4], [5, 6, 7, 9], higher_is_better=False)
 >>> p.outcomes()
 ('win', 'tie')
@@ -26,10 +30,11 @@ from pathlib import Path
 
 import numpy as np
 
-from evofeat.report.tables import markdown_table
+from evofeat.report.tables import band, diff_in_std, markdown_table, spread_note
 
 __all__ = [
     "COLUMNS",
+    "STATUSES",
     "Explanation",
     "Pair",
     "Row",
@@ -52,20 +57,46 @@ COLUMNS = (
     "ours_std",
     "z",
     "verdict",
+    "spread",
+    "status",
     "explanation_id",
     "command",
     "variant",
 )
 
 
+#: What a cell shows, one per published cell (the counts of every report are by these):
+#: *reproduces*: within 2σ (z by the paper's std) with the paper's stated settings;
+#: *reproduces with a declared setting*: within 2σ with a setting not in the paper, fixed before
+#: scoring and validated on runs disjoint from the scored ones; *explained*: outside 2σ, and a
+#: hypothesis stated before the experiment that tests it (named) closes the gap; *does not
+#: reproduce*: outside 2σ, the stated causes tested and ruled out, the remaining candidates listed
+#: (a setting chosen after seeing the scored runs and not validated lands here); *not comparable*:
+#: our data or protocol differs (the explanation says how); *needs data*: not run, the data is not
+#: here. Two labels are outside the vocabulary: *open* (outside 2σ, no cause tested yet) and
+#: *not run* (left out of this run, e.g. a quick run's subset).
+STATUSES = (
+    "reproduces",
+    "reproduces with a declared setting",
+    "explained",
+    "does not reproduce",
+    "not comparable",
+    "needs data",
+    "open",
+    "not run",
+)
+
+
 @dataclass(frozen=True)
 class Explanation:
-    """Why a published cell is missed, and the experiment that tests the reason.
+    """Why a published cell is missed, the experiment that tests the reason, and what it shows.
 
-    ``status`` says how far the reason is established: ``"tested"`` (the
-    experiment named in ``experiment`` shows it), ``"plausible"`` (argued,
-    not tested) or ``"open"`` (a hypothesis still to test). ``note`` may
-    point to a write-up under ``docs/reports/investigations/``.
+    ``status`` is one of :data:`STATUSES` (what the evidence supports for the
+    cells it covers; ``"open"`` while the reason is untested). ``scope``:
+    ``"outside"`` covers the cells outside 2σ its rules match, ``"all"``
+    every cell they match, within 2σ too (a cell on data that is not the
+    paper's is not comparable however close it lands). ``note`` may point to
+    a write-up under ``docs/reports/investigations/``.
 
     >>> Explanation("ofs-t8-protocol", "the protocol is not recovered", "Table 8 variants").status
     'open'
@@ -76,6 +107,7 @@ class Explanation:
     experiment: str
     status: str = "open"
     note: str = ""
+    scope: str = "outside"
 
 
 @dataclass
@@ -86,9 +118,13 @@ class Row:
     authors' code's): the same published cell against another of our runs,
     listed but not counted as a published cell.
 
-    ``z`` is ``(ours - paper) / paper_std`` (against the paper's std, as the
-    papers report it); a published std of 0 gives ``z = 0`` when the means
-    agree to the printed precision and ``inf`` otherwise.
+    ``z`` is ``(ours - paper) / paper_std``, against the paper's std only
+    (:func:`evofeat.report.tables.diff_in_std`, the one yardstick): a
+    published std of 0 gives ``z = 0`` when the means agree and ``inf``
+    otherwise. ``spread`` says when our std differs from the paper's by more
+    than 2x. ``within`` is what a cell within 2σ shows in this row's setting
+    (``"reproduces"`` with the paper's stated settings); ``status`` is the
+    cell's one word of :data:`STATUSES`.
     """
 
     paper: str
@@ -103,25 +139,47 @@ class Row:
     explanation_id: str = ""
     command: str = ""
     variant: str = ""
+    within: str = "reproduces"
 
     @property
     def z(self) -> float:
-        if math.isnan(self.ours_mean) or math.isnan(self.paper_mean):
-            return math.nan
-        delta = self.ours_mean - self.paper_mean
-        if not self.paper_std or math.isnan(self.paper_std):
-            return 0.0 if abs(delta) < 1e-9 else math.copysign(math.inf, delta)
-        return delta / self.paper_std
+        return diff_in_std(self.ours_mean, self.paper_mean, self.paper_std)
 
     @property
     def verdict(self) -> str:
-        z = self.z
-        if math.isnan(z):
-            return "not run"
-        return "within 1σ" if abs(z) <= 1 else "within 2σ" if abs(z) <= 2 else "outside 2σ"
+        return band(self.z)
+
+    @property
+    def spread(self) -> str:
+        return spread_note(self.ours_std, self.paper_std)
+
+    @property
+    def status(self) -> str:
+        """The cell's status: its explanation's where one covers it, else by its band."""
+        from evofeat.report.explanations import EXPLANATIONS
+
+        return cell_status(self, EXPLANATIONS.get(self.paper, {}))
 
     def as_dict(self) -> dict[str, object]:
         return {c: getattr(self, c) for c in COLUMNS}
+
+
+def cell_status(row: Row, explanations: dict[str, Explanation]) -> str:
+    """One word of :data:`STATUSES` for ``row`` given its paper's explanations.
+
+    >>> e = {"x": Explanation("x", "another sample", "none", "not comparable", scope="all")}
+    >>> cell_status(Row("p", "t", "d", "m", "", 1.0, 1.0, 1.5, 1.0, "x"), e)
+    'not comparable'
+    >>> cell_status(Row("p", "t", "d", "m", "", 1.0, 1.0, explanation_id="needs-data-d"), {})
+    'needs data'
+    """
+    verdict = row.verdict
+    if verdict == "not run":
+        return "needs data" if row.explanation_id.startswith("needs-data") else "not run"
+    e = explanations.get(row.explanation_id)
+    if e is not None and (verdict == "outside 2σ" or e.scope == "all"):
+        return e.status
+    return "open" if verdict == "outside 2σ" else row.within
 
 
 def _num(v: float, digits: int = 4) -> str:
@@ -140,24 +198,23 @@ def write_comparison_csv(rows: Iterable[Row], path: Path) -> Path:
     return path
 
 
+def status_counts(rows: Sequence[Row], explanations: dict[str, Explanation]) -> dict[str, int]:
+    """How many of the published cells (variant rows left out) carry each status, in order."""
+    got = [cell_status(r, explanations) for r in rows if not r.variant]
+    return {s: got.count(s) for s in STATUSES if got.count(s)}
+
+
 def _counts(rows: Sequence[Row], explanations: dict[str, Explanation]) -> str:
     variants = sum(bool(r.variant) for r in rows)
     rows = [r for r in rows if not r.variant]
     run = [r for r in rows if r.verdict != "not run"]
     n = {v: sum(r.verdict == v for r in run) for v in ("within 1σ", "within 2σ", "outside 2σ")}
-    settled = ("tested", "plausible")
-    explained = sum(
-        r.verdict == "outside 2σ"
-        and r.explanation_id in explanations
-        and explanations[r.explanation_id].status in settled
-        for r in run
-    )
+    status = "; ".join(f"{s}: {k}" for s, k in status_counts(rows, explanations).items())
     return (
         f"{len(run)} of {len(rows)} published cells run: {n['within 1σ']} within 1σ, "
         f"{n['within 1σ'] + n['within 2σ']} within 2σ, {n['outside 2σ']} outside 2σ "
-        f"({explained} of them with a tested or plausible explanation); "
-        f"{len(rows) - len(run)} not run"
-        + (f"; and {variants} variant rows (not the paper's rule, not counted)" if variants else "")
+        f"(z by the paper's std). By status: {status}"
+        + (f". And {variants} variant rows (not the paper's rule, not counted)" if variants else "")
     )
 
 
@@ -178,27 +235,46 @@ def comparison_section(rows: Sequence[Row], explanations: dict[str, Explanation]
                 ours,
                 "–" if math.isnan(r.z) else f"{r.z:+.1f}",
                 r.verdict,
+                r.spread,
+                cell_status(r, explanations),
                 r.explanation_id,
                 f"`{r.command}`" if r.command else "",
             ]
         )
-    head = ["table", "data", "method", "setting", "paper", "ours", "z", "verdict", "why"]
+    head = ["table", "data", "method", "setting", "paper", "ours", "z", "band", "spread", "status"]
+    head.append("why")
     used = sorted({r.explanation_id for r in rows if r.explanation_id})
     notes = [
         f"- **{e}** ({explanations[e].status}): {explanations[e].text} "
-        f"*Tested by:* {explanations[e].experiment}"
+        f"*Experiment:* {explanations[e].experiment}"
         + (f" (see `{explanations[e].note}`)" if explanations[e].note else "")
         for e in used
         if e in explanations
     ]
     return (
         "## Every published cell\n\n"
-        f"{_counts(rows, explanations)}. z = (ours - paper) / the paper's std; the same rows are in "
-        "`comparison.csv`. Each row's command regenerates our number.\n\n"
+        f"{_counts(rows, explanations)}.\n\n{YARDSTICK} {VOCABULARY} The same rows are in "
+        "`comparison.csv`; each row's command regenerates our number.\n\n"
         + markdown_table(body, [*head, "command"])
         + ("\n\n### Explanations\n\n" + "\n".join(notes) if notes else "")
         + "\n"
     )
+
+
+#: The one yardstick, as every report states it.
+YARDSTICK = (
+    "z = (ours - paper) / the paper's std, never ours: a larger spread on our side never counts "
+    "as agreement; `spread` names a cell whose std differs from the paper's by more than 2x."
+)
+#: The status vocabulary, as every report states it.
+VOCABULARY = (
+    "Status: *reproduces* (within 2σ with the paper's stated settings), *reproduces with a "
+    "declared setting* (a setting not in the paper, fixed before scoring), *explained* (a "
+    "hypothesis tested by the named experiment closes the gap), *does not reproduce* (the "
+    "causes tested are ruled out, or the only setting that closes the gap was chosen on the "
+    "scored runs), *not comparable* (our data or protocol differs), *needs data*, *open* (no "
+    "cause tested yet)."
+)
 
 
 @dataclass

@@ -25,6 +25,7 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from evofeat.base.errors import InputError
+from evofeat.base.state import StateSpec
 from evofeat.selection.citests import (
     correlations,
     encode,
@@ -114,6 +115,17 @@ class StreamingSelector(SelectorMixin, BaseEstimator):  # type: ignore[misc]
     arriving: it grows with ``partial_fit`` and ``add_feature``) and, while
     every block came with string column names (pandas), ``feature_names_in_``.
     """
+
+    #: The fitted attributes a model file holds (evofeat.io), with their kinds; a subclass adds
+    #: its selection and the column state it needs to read further columns.
+    _state_spec = StateSpec(
+        attrs={
+            "n_features_in_": "int",
+            "y_": "array:f:1",
+            "n_rows_": "int",
+            "relevance_": "array:f:1",
+        }
+    )
 
     budget: float | int | None
 

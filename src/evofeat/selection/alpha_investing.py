@@ -67,6 +67,25 @@ class AlphaInvesting(StreamingSelector):
     selection. JMLR 7: 1861-1885 (Algorithm 1).
     """
 
+    #: The fitted attributes a model file holds (evofeat.io): the selection, the wealth (>= 0) and
+    #: the regression state (one residual per row).
+    _state_spec = StreamingSelector._state_spec.extend(
+        attrs={
+            "selected_": "ints",
+            "wealth_": "float",
+            "_Q": "columns",
+            "_resid": "array:f:1",
+            "_rss": "float",
+            "_position": "int",
+        },
+        nonnegative=("wealth_", "_rss"),
+        consistent=lambda s: (
+            f"a residual of {s._resid.size} rows for {s.n_rows_}"
+            if s._resid.size != s.n_rows_
+            else ""
+        ),
+    )
+
     def __init__(
         self,
         wealth: float = 0.5,

@@ -112,6 +112,28 @@ class CEOFS(StreamingSelector):
     sections 2.2 (group construction) and 2.3 (Algorithm 1).
     """
 
+    #: The fitted attributes a model file holds (evofeat.io): the groups, and the column state
+    #: (relevance flags, the representatives' columns) that agrees with them.
+    _state_spec = StreamingSelector._state_spec.extend(
+        attrs={
+            "n_iter_": "int",
+            "group_of_": "array:i:1",
+            "representatives_": "array:i:1",
+            "n_groups_historical_": "int",
+            "_dependent": "array:b:1",
+            "_reps": "columns",
+            "_rep_levels": "ints",
+            "_started": "bool",
+        },
+        consistent=lambda s: (
+            f"{s._dependent.size} relevance flags for {s.n_features_in_} features"
+            if not s._dependent.size == s.n_features_in_ == s.group_of_.size
+            else f"{s._reps.size} representative columns for {len(s._rep_levels)} groups"
+            if s._reps.size != len(s._rep_levels)
+            else ""
+        ),
+    )
+
     def __init__(
         self,
         n_runs: int | None = None,

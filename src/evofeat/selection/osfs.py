@@ -69,6 +69,17 @@ class OSFS(StreamingSelector):
     with streaming features. IEEE TPAMI 35(5): 1178-1192 (Algorithm 1).
     """
 
+    #: The fitted attributes a model file holds (evofeat.io): the selection and the tester's
+    #: columns, which are the selection's.
+    _state_spec = StreamingSelector._state_spec.extend(
+        attrs={"selected_": "ints", "_tester": "tester"},
+        consistent=lambda s: (
+            f"tester columns {sorted(s._tester.columns)[:10]} for {s.selected_[:10]}"
+            if set(s._tester.columns) != set(s.selected_)
+            else ""
+        ),
+    )
+
     #: Fast-OSFS: test the newcomer before adding it; never re-check it.
     _fast = False
     #: Re-test older members against every set, not only those with the newcomer (tests only).

@@ -78,6 +78,16 @@ class SAOLA(StreamingSelector):
     feature selection for big data. IEEE ICDM, 660-669 (Algorithm 1).
     """
 
+    #: The fitted attributes a model file holds (evofeat.io): the selection and its columns.
+    _state_spec = StreamingSelector._state_spec.extend(
+        attrs={"selected_": "ints", "_cols": "columns"},
+        consistent=lambda s: (
+            f"{s._cols.size} columns for {len(s.selected_)} selected features"
+            if s._cols.size != len(s.selected_)
+            else ""
+        ),
+    )
+
     def __init__(
         self,
         alpha: float = 0.05,

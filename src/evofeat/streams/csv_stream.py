@@ -31,6 +31,7 @@ from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex, sort_names
+from evofeat.datasets import textio
 from evofeat.datasets.encode import (
     CATEGORICAL_MODES,
     MISSING_TOKENS,
@@ -53,9 +54,12 @@ from evofeat.datasets.readers import (
     _check_header,
     check_ragged,
     guess_sep,
+    not_utf8,
+    quoted_records,
     read_bytes,
     table_header,
     table_options,
+    unclosed_quote,
     unreadable,
     warn_decimal_commas,
 )
@@ -223,6 +227,7 @@ class CsvStream:
         self._label_ref = label_column
         self._decimal = "."
         self.columns: list[Any] = []  # the header's names (positions without one): set by _layout
+        self._want: tuple[int, int] | None = None  # (line, fields) of the first line
         self._survey(label_column is None)
         self._code_labels(task, binary_positive)
         self.info: dict[str, Any] = {"scenario": "full", "source": self.where}
@@ -231,20 +236,39 @@ class CsvStream:
 
     # ---------------------------------------------------------------- reading
     def _texts(self) -> Iterator[tuple[bytes, int]]:
-        """Blocks of whole lines and their first line number; a block never ends inside quotes."""
+        """Blocks of whole records and their first line number; a block never ends inside quotes.
+
+        A record whose quoted field stays open for more than
+        :data:`~evofeat.datasets.textio.MAX_LINE_BYTES` (a quote that is never
+        closed) is an error naming the line where it opened, so memory stays
+        bounded whatever the quoting.
+        """
         carry, carry_line = b"", 0
         first = True
+        sep = self._sep
         with open_binary(self.path) as fh:
             for text, first_line in iter_blocks(fh, self.where, self._block_bytes):
                 if carry:
                     text, first_line, carry = carry + text, carry_line, b""
-                if text.count(b'"') % 2 or (first and text.count(b"\n") < _HEAD_LINES):
-                    carry, carry_line = text, first_line  # inside quotes, or a short first block
+                if first and text.count(b"\n") < _HEAD_LINES:
+                    carry, carry_line = text, first_line  # a short first block
                     continue
+                sep = sep or guess_sep(text, _suffix(self.path))
+                end, opened = quoted_records(text, sep)
+                if opened >= 0:  # a quoted field runs on: carry its record to the next block
+                    if len(text) - opened > textio.MAX_LINE_BYTES:
+                        raise unclosed_quote(self.where, text, opened, first_line)
+                    text, carry = text[:end], text[end:]
+                    carry_line = first_line + text.count(b"\n")
+                    if not end:
+                        continue
                 first = False
                 yield text, first_line
         if carry:
-            yield carry, carry_line  # an unclosed quote: the parser says so
+            _, opened = quoted_records(carry, sep or guess_sep(carry, _suffix(self.path)))
+            if opened >= 0:
+                raise unclosed_quote(self.where, carry, opened, carry_line)
+            yield carry, carry_line
 
     def _blocks(self) -> Iterator[tuple[RawColumn, list[RawColumn], LineMap]]:
         """Each block parsed: its label, its feature columns (:meth:`_columns`) and its line map.
@@ -260,6 +284,7 @@ class CsvStream:
                 if not self.columns:
                     self._layout(text, first_line)
                 text, first_line, want = self._data_part(text, first_line)
+                self._want = want
                 if not text.strip():
                     continue
             else:
@@ -288,8 +313,10 @@ class CsvStream:
             raise DataFormatError(f"{self.where} is empty: no rows of data.") from err
         except DataFormatError:
             raise
-        except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as err:
-            raise unreadable(self.where, self.sep, err) from err
+        except UnicodeDecodeError:
+            raise not_utf8(self.where, text, first_line) from None
+        except (pd.errors.ParserError, ValueError) as err:
+            raise unreadable(self.where, self.sep, err, text, first_line) from err
         self.columns = list(head.columns) if self.has_header else list(range(head.shape[1]))
         ref = -1 if self._label_ref is None else self._label_ref
         self.label_pos = _column_ref(ref, self.columns, self.has_header, self.where)
@@ -340,11 +367,13 @@ class CsvStream:
             )
         except pd.errors.EmptyDataError:
             return pd.DataFrame(columns=range(len(self.columns)))
-        except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as err:
+        except UnicodeDecodeError:
+            raise not_utf8(self.where, text, first_line) from None
+        except (pd.errors.ParserError, ValueError) as err:
             message = re.sub(  # pandas counts the lines of the block
                 r"line (\d+)", lambda m: f"line {int(m.group(1)) + first_line - 1}", str(err)
             )
-            raise unreadable(self.where, self.sep, message) from err
+            raise unreadable(self.where, self.sep, message, text, first_line, self._want) from err
 
     def _columns(self, text: bytes, first_line: int) -> tuple[RawColumn, list[RawColumn]]:
         """The label and the feature columns of a block, as the loader's :class:`RawColumn`.

@@ -4,9 +4,10 @@ Each line is a JSON object such as ``{"clicks": 3, "dwell": 0.5, "y": 1}``:
 the label under one key (``"y"``, else ``"label"``, else the one named by
 ``label``), every other key a feature. A feature is absent from a row exactly
 when its key is missing from the line, as on the dict path
-(``learn_one(x, y)``); ``0`` is a value. Feature values are numbers (or
-``true``/``false``, read as 1/0 as ``learn_one`` reads them); ``null``, text,
-lists, objects, NaN and infinities are errors that name the line.
+(``learn_one(x, y)``); ``0`` is a value. Feature values are finite numbers
+(within a float64's range); ``true``/``false``, ``null``, text, lists, objects,
+NaN, infinities, a key given twice in one object and values nested too deep
+to read are errors that name the line.
 
 A first pass reads the file once to count the rows, number the features in
 the order ``learn_one`` would (first appearance; the new keys of one line in
@@ -165,8 +166,7 @@ class JsonlStream(LabelCoding):
                 if not first_pass:  # checked by the first pass: parse only
                     key = self.label
                     for obj in map(json.loads, filter(bytes.strip, text.split(b"\n"))):
-                        y = obj.pop(key)
-                        yield 0, obj, int(y) if type(y) is bool else y
+                        yield 0, obj, _label_value(obj.pop(key))
                     continue
                 for k, line in enumerate(text.split(b"\n")):
                     if line.strip():
@@ -178,11 +178,21 @@ class JsonlStream(LabelCoding):
     def _parse(self, line: bytes, lineno: int) -> tuple[int, dict[str, Any], Any]:
         where = f"{self._where}, line {lineno}"
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_unique_keys)
+        except _RepeatedKey as err:
+            raise DataFormatError(
+                f"{where}: the key {short(err.key)} appears twice in one object: {short(line)}. "
+                "Expected each feature (and the label) once a line: remove one of them."
+            ) from None
+        except RecursionError:
+            raise DataFormatError(
+                f"{where}: values nested too deeply to read ({short(line)}). Expected one flat "
+                'object of numbers a line, e.g. {"clicks": 3, "y": 1}.'
+            ) from None
         except ValueError as err:
             raise DataFormatError(
-                f"{where}: not valid JSON ({err}): {short(line)}. Expected one JSON object a "
-                'line, e.g. {"clicks": 3, "y": 1}.'
+                f"{where}: not valid JSON ({short(str(err), 120)}): {short(line)}. Expected one "
+                'JSON object a line, e.g. {"clicks": 3, "y": 1}.'
             ) from None
         if not isinstance(obj, dict):
             raise DataFormatError(
@@ -206,24 +216,19 @@ class JsonlStream(LabelCoding):
             )
         y = obj.pop(key)
         for name, v in obj.items():
-            if type(v) is float or type(v) is int:
-                if math.isfinite(v):
-                    continue
-            elif type(v) is bool:
+            if (type(v) is float or type(v) is int) and _finite(v):
                 continue
             raise DataFormatError(
-                f"{where}: feature {short(name)} is {json.dumps(v)[:40]}. Expected a finite "
-                "number; for an absent feature leave the key out (null is not a value), and "
-                "encode text as numbers first."
+                f"{where}: feature {short(name)} is {_show(v)}. Expected a finite "
+                "number (a flag as 1 or 0, not true/false); for an absent feature leave the key "
+                "out (null is not a value), and encode text as numbers first."
             )
-        if type(y) is bool:
-            y = int(y)
-        elif not (isinstance(y, str) or (type(y) in (int, float) and math.isfinite(y))):
+        if not (isinstance(y, str | bool) or (type(y) in (int, float) and _finite(y))):
             raise DataFormatError(
-                f"{where}: the label {key!r} is {json.dumps(y)[:40]}. Expected a finite number, "
-                "true/false or a string."
+                f"{where}: the label {key!r} is {_show(y)}. Expected a finite number (at most "
+                "about 1.8e308 in size), true/false or a string."
             )
-        return lineno, obj, y
+        return lineno, obj, _label_value(y)
 
     def _survey(self) -> _Survey:
         n = 0
@@ -380,6 +385,54 @@ class JsonlStream(LabelCoding):
         spool = getattr(self, "_spool", None)
         if spool is not None:
             spool.close()
+
+
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook``: a dict, or :class:`_RepeatedKey` for a key given twice."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        raise _RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
+    return obj
+
+
+def _label_value(y: Any) -> Any:
+    """A label as the streams code it: true/false as 1/0, an integer beyond int64 as a float.
+
+    >>> _label_value(True), _label_value(3), _label_value(10**20), _label_value("spam")
+    (1, 3, 1e+20, 'spam')
+    """
+    if type(y) is bool:
+        return int(y)
+    if type(y) is int and not -(2**63) <= y < 2**63:
+        return float(y)
+    return y
+
+
+def _finite(v: float) -> bool:
+    """Whether the number ``v`` is finite as a float64 (a 401-digit integer is not).
+
+    >>> _finite(1.5), _finite(float("nan")), _finite(10**400)
+    (True, False, False)
+    """
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
+def _show(v: Any) -> str:
+    """A JSON value, cut short, for messages (a huge number as its size)."""
+    if type(v) is int and not _finite(v):
+        return f"an integer of {len(str(abs(v)))} digits, too large for a float64"
+    text = json.dumps(v)
+    return text if len(text) <= 40 else f"{text[:40]}... ({len(text)} characters)"
 
 
 def jsonl_path(name_or_path: str | os.PathLike[str]) -> str | None:

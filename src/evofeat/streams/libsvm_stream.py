@@ -28,7 +28,7 @@ from evofeat.base.feature_index import FeatureIndex
 from evofeat.datasets._libsvm_parse import remap_rows
 from evofeat.datasets.errors import DataFormatError
 from evofeat.datasets.readers import LibsvmArrays, libsvm_arrays, warn_zero_based
-from evofeat.datasets.textio import BZ2_MAGIC, GZIP_MAGIC, iter_blocks, open_binary
+from evofeat.datasets.textio import BZ2_MAGIC, GZIP_MAGIC, iter_blocks, open_binary, peek_stdin
 from evofeat.streams.stream import Chunk
 
 __all__ = ["DEFAULT_BLOCK_BYTES", "LIBSVM_SUFFIXES", "LibsvmStream", "libsvm_path", "stdin_format"]
@@ -434,9 +434,11 @@ def stdin_format(stdin: IO[bytes] | None = None) -> str:
     A JSON Lines line is an object, so it starts with ``{``; a LIBSVM line
     never does (it starts with its label, a number, or ``#``). So the two
     cannot be mistaken for each other, and text of any other format is read
-    as LIBSVM, whose parser names its first line as not LIBSVM. The bytes
-    are peeked at, not consumed. Empty input is ``"jsonl"`` (its message
-    says it holds no rows).
+    as LIBSVM, whose parser names its first line as not LIBSVM. The input is
+    read ahead past any byte-order mark and any number of blank lines, in
+    bounded memory, and what was read is put back
+    (:func:`evofeat.datasets.textio.peek_stdin`). Empty input is
+    ``"jsonl"`` (its message says it holds no rows).
 
     >>> import io
     >>> stdin_format(io.BytesIO(b'\\n {"a": 1, "y": 0}\\n')), stdin_format(io.BytesIO(b"1 3:0.5\\n"))
@@ -450,14 +452,7 @@ def stdin_format(stdin: IO[bytes] | None = None) -> str:
             received="a terminal",
             fix="pipe the data in: zcat data.libsvm.gz | evofeat run --dataset - ...",
         )
-    if hasattr(fh, "peek"):
-        head = fh.peek(1 << 16)
-    elif fh.seekable():
-        at = fh.tell()
-        head = fh.read(1 << 16)
-        fh.seek(at)
-    else:
-        head = b""
+    head = peek_stdin(fh)
     if head[:2] == GZIP_MAGIC or head[:3] == BZ2_MAGIC:
         raise InputError(
             "standard input is compressed",
@@ -466,4 +461,4 @@ def stdin_format(stdin: IO[bytes] | None = None) -> str:
             fix="decompress it on the way in: zcat data.libsvm.gz | evofeat run --dataset - ..., "
             "or pass the .gz file itself as --dataset",
         )
-    return "libsvm" if head.lstrip()[:1] not in (b"{", b"") else "jsonl"
+    return "libsvm" if head[:1] not in (b"{", b"") else "jsonl"

@@ -1,0 +1,178 @@
+"""Re-judge a committed report from its committed numbers, when its result store is not at hand.
+
+The result stores (SQLite) are not committed, and a paper's full rerun can
+take hours. ``comparison.csv`` carries our mean and std of every published
+cell, which is all the yardstick needs, so this module re-judges a committed
+report with the current code and nothing rerun:
+
+- ``comparison.csv`` is rewritten (z by the paper's std, band, spread,
+  status, explanation, command);
+- the *Every published cell* section of ``report.md`` is rendered again;
+- every Markdown table of ``report.md`` with a ``Δ/σ`` column whose rows
+  match a published cell gets its Δ/σ and verdict recomputed from the CSV's
+  numbers, and the *Summary*'s count lines are recounted from them.
+
+Numbers are not recomputed: a rerun (``evofeat reproduce PAPER --out DIR``)
+remains the way to regenerate them; a report refreshed this way says so.
+
+    python -m evofeat.report.committed opid docs/reports/opid
+
+Examples
+--------
+>>> _setting_key({"data": "DNA", "n_i": "60", "algorithm": "OPID"}, ("data", "algorithm"))
+'n_i=60'
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from evofeat.report.compare import (
+    Explanation,
+    Row,
+    comparison_section,
+    status_counts,
+    write_comparison_csv,
+)
+from evofeat.report.explanations import EXPLANATIONS, explain
+from evofeat.report.paper import verdict
+
+__all__ = ["NOTE", "read_rows", "refresh"]
+
+#: The line a refreshed report carries under its title.
+NOTE = (
+    "*Re-judged from the committed numbers* (`python -m evofeat.report.committed {paper} {dir}`): "
+    "the z, bands, statuses and counts below follow the current code's one yardstick and status "
+    "vocabulary; our means and stds are those of the last full run, not rerun."
+)
+
+
+def _float(text: str) -> float:
+    return float(text) if text not in ("", None) else math.nan
+
+
+def read_rows(path: Path) -> list[Row]:
+    """The rows of a committed ``comparison.csv``, explanations assigned again by the current rules.
+
+    A not-run row keeps its committed reason (missing data, or not in the run).
+    """
+    rows = []
+    with Path(path).open(newline="", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            row = Row(
+                r["paper"], r["table"], r["dataset"], r["method"], r["setting"],
+                _float(r["paper_mean"]), _float(r["paper_std"]), _float(r["ours_mean"]),
+                _float(r["ours_std"]), command=r["command"], variant=r["variant"],
+                within=r.get("within") or _within(r),
+            )  # fmt: skip
+            if row.verdict == "not run":
+                row.explanation_id = r["explanation_id"]
+            elif not row.variant or row.verdict == "outside 2σ":
+                row.explanation_id = explain(row.paper, row)
+            rows.append(row)
+    return rows
+
+
+def _within(r: dict[str, str]) -> str:
+    """What a row within 2σ shows, from its committed status (or the paper's stated settings)."""
+    status = r.get("status", "")
+    return status if status.startswith("reproduces") else "reproduces"
+
+
+def _setting_key(cells: dict[str, str], named: Sequence[str]) -> str:
+    """The setting text of a table row: its columns other than data and algorithm, as k=v."""
+    return ", ".join(f"{k}={v}" for k, v in cells.items() if k not in named)
+
+
+def _retable(text: str, rows: Sequence[Row], signed: bool) -> tuple[str, list[str]]:
+    """Recompute the Δ/σ and verdict of every table row that matches a published cell."""
+    by = {(r.dataset, r.method, r.setting): r for r in rows if not r.variant}
+    out, verdicts, head = [], [], None
+    for line in text.split("\n"):
+        cells = (
+            [c.strip() for c in line.strip().strip("|").split(" | ")]
+            if line.startswith("|")
+            else []
+        )
+        if cells and "Δ/σ" in cells and "paper" in cells:
+            head = cells
+        elif not cells:
+            head = None
+        elif head is not None and len(cells) == len(head) and not set(line) <= set("|- "):
+            named = dict(zip(head[: head.index("paper")], cells, strict=False))
+            key = (named.get("data", ""), named.get("algorithm", ""),
+                   _setting_key(named, ("data", "algorithm")))  # fmt: skip
+            row = by.get(key)
+            if row is not None and not math.isnan(row.z):
+                i = head.index("Δ/σ")
+                cells[i] = f"{row.z:+.2f}"
+                word = verdict(row.z, signed)
+                cells[i + 1] = word
+                verdicts.append(word)
+                line = "| " + " | ".join(cells) + " |"
+        out.append(line)
+    return "\n".join(out), verdicts
+
+
+def refresh(paper: str, folder: Path, signed: bool = False) -> Path:
+    """Re-judge ``folder``'s ``comparison.csv`` and ``report.md`` (see the module docstring)."""
+    from evofeat.experiments.finish import _explain_not_run
+
+    folder = Path(folder)
+    rows = read_rows(folder / "comparison.csv")
+    explanations: dict[str, Explanation] = dict(EXPLANATIONS.get(paper, {}))
+    _explain_not_run(rows, False, explanations)
+    write_comparison_csv(rows, folder / "comparison.csv")
+    path = folder / "report.md"
+    text = path.read_text(encoding="utf-8")
+    head, _, _ = text.partition("\n## Every published cell")
+    head, verdicts = _retable(head, rows, signed)
+    n1 = sum(v == "within 1σ" for v in verdicts)
+    n2 = n1 + sum(v == "within 2σ" for v in verdicts)
+    head = re.sub(
+        r"A cell \*reproduces\* when our mean is within one standard deviation.*?\.\n",
+        "z = (ours - paper) / the paper's std, never ours. A cell is *within 1σ* or *within 2σ* "
+        "of the paper's, else *further*.\n",
+        head,
+        count=1,
+    )
+    n = status_counts(rows, explanations)
+    by_status = (
+        f"\nBy status, the {sum(n.values())} published cells (see *Every published cell* for "
+        "each cell's reason): " + "; ".join(f"{s}: {k}" for s, k in n.items()) + ".\n"
+    )
+    head = re.sub(r"\nBy status, the \d+ published cells[^\n]*\n", "", head)  # refreshed before
+    head = re.sub(
+        r"(- \*\*Table 2\*\*, ours: )\d+ of (\d+) within 1σ, \d+ within 2σ, \d+ further\.\n",
+        lambda m: (
+            f"{m[1]}{n1} of {m[2]} within 1σ, {n2} within 2σ, {int(m[2]) - n2} further.\n"
+            + by_status
+        ),
+        head,
+    )
+    title, _, rest = head.partition("\n\n")
+    note = NOTE.format(paper=paper, dir=folder.as_posix())
+    if NOTE.split("(")[0] not in rest:
+        head = f"{title}\n\n{note}\n\n{rest}"
+    path.write_text(
+        head.rstrip("\n") + "\n\n" + comparison_section(rows, explanations), encoding="utf-8"
+    )
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 2:
+        print("usage: python -m evofeat.report.committed PAPER DIR", file=sys.stderr)
+        return 2
+    print(refresh(args[0], Path(args[1])))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
