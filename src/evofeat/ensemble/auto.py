@@ -10,6 +10,7 @@ import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
 from evofeat.base.errors import check_bool
+from evofeat.base.state import StateSpec, spec_of
 from evofeat.ensemble._auto import MEMBER_CORES, AutoCore, member_code, mix_update
 from evofeat.preprocessing import METHODS, OnlineScaled, learner_from_spec
 
@@ -160,6 +161,14 @@ class Auto(OnlineLearner):
 
     per_feature: tuple[str, ...] = ()  # type: ignore[misc]  # set per instance from the members
 
+    #: What a model file must satisfy (evofeat.io): the mixture's own fields; each member's
+    #: declared fixed fields are checked by ``_members_consistent``.
+    _state_spec = StateSpec(
+        fixed=("kinds", "share"),
+        nonnegative=("member_loss", "loss", "t"),
+        consistent=lambda learner: learner._members_consistent(),
+    )
+
     def __init__(self, members: tuple[str, ...] | None = None, share: bool = DEFAULT_SHARE) -> None:
         self.members = members
         self.share = share
@@ -219,6 +228,22 @@ class Auto(OnlineLearner):
         return np.array(
             [prequential(m.clone(), stream, keep_predictions=True).scores for m in self._members]
         )
+
+    def _members_consistent(self) -> str:
+        """What is inconsistent in a loaded state ("" if nothing): the weights must sum to 1, and
+        each member's fixed fields (its class's ``_state_spec``) equal a fresh member's."""
+        state = self._state
+        w = np.exp(np.asarray(state.log_weight))
+        if not (np.all(np.asarray(state.log_weight) <= 0.0) and abs(w.sum() - 1.0) < 1e-9):
+            return f"the members' weights {w.tolist()} do not sum to 1"
+        fresh = self._make_state(self._capacity)
+        for i, (m, core) in enumerate(zip(self._members, state.members, strict=True)):
+            spec = spec_of(type(m))
+            for f in spec.fixed if spec is not None else ():
+                got, want = np.asarray(getattr(core, f)), np.asarray(getattr(fresh.members[i], f))
+                if not np.array_equal(got, want):
+                    return f"member {i}'s {f} is {got!r}, its parameters set {want!r}"
+        return ""
 
     # ------------------------------------------------------------------ learned state
     @property
