@@ -19,13 +19,14 @@ __all__ = ["DEFAULT_MEMBERS", "Auto", "mix_update", "mixture_reference", "parse_
 #: The members of ``auto`` (binary classification), fixed before either benchmark ran: the winner
 #: of benchmarks/investigations/auto_selection.py (12 candidates on hill-valley, madelon, ijcnn1,
 #: covtype and arcene, none in the haphazard review or the leaderboard; its report:
-#: docs/reports/investigations/auto_selection.md). Not to be changed per data set.
+#: docs/reports/investigations/auto_selection.md, which spells them nag, zscore:ftrl, zscore:nag,
+#: quantile:ftrl, quantile:nag: the same learners). Not to be changed per data set.
 DEFAULT_MEMBERS: tuple[str, ...] = (
     "nag",
-    "zscore:ftrl",
-    "zscore:nag",
-    "quantile:ftrl",
-    "quantile:nag",
+    "online-zscore+ftrl",
+    "online-zscore+nag",
+    "online-quantile+ftrl",
+    "online-quantile+nag",
 )
 #: The rule's share (see :class:`Auto`), fixed by the same selection (the winner has none).
 DEFAULT_SHARE = False
@@ -34,7 +35,8 @@ DEFAULT_SHARE = False
 def parse_member(spec: str) -> OnlineLearner:
     """The learner a member spec names: a learner spec (a registry name, optionally with keyword
     parameters, see :func:`~evofeat.preprocessing.learner_from_spec`), optionally behind an
-    online scaling (``"zscore:ftrl"``, ``"quantile:adagrad(lr=0.1)"``).
+    online scaling (``"zscore:ftrl"``, ``"quantile:adagrad(lr=0.1)"``; the registry's own
+    names ``"online-zscore+ftrl"`` are the same learners).
 
     >>> parse_member("quantile:ftrl(alpha=0.3)")
     OnlineScaled(learner='ftrl(alpha=0.3)', method='quantile', window=100)
@@ -108,8 +110,8 @@ class Auto(OnlineLearner):
     ``docs/reports/investigations/auto_selection.md``), never per data set:
     linear learners with a bias and adaptive or normalised steps: NAG on the
     raw values (scale-invariant by design), and FTRL and NAG behind online
-    z-scores (``zscore:``) and behind running normal scores (``quantile:``,
-    the copula's marginal step), each learned from the rows seen so far
+    z-scores (``online-zscore+``) and behind running normal scores
+    (``online-quantile+``, the copula's marginal step), each learned from the rows seen so far
     (:class:`~evofeat.preprocessing.OnlineScaled`). Absent features are
     absent for every member (none is imputed).
 
