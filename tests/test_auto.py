@@ -175,3 +175,16 @@ def test_demo_shows_the_majority_rate_then_auto_first(tmp_path) -> None:
         assert mine[:2] == [MAJORITY, LABELS["auto"]]
     german = next(line for line in table.splitlines() if MAJORITY in line and "german" in line)
     assert "0.700" in german  # german: 700 of its 1000 rows are the class -1
+
+
+def test_a_loaded_state_is_checked_member_by_member(tmp_path) -> None:
+    model = Auto(members=("ftrl", "zscore:nag"))
+    for x, y in list(_stream("haphazard").to_dicts())[:50]:
+        model.learn_one(x, int(y))
+    loaded = io.load(io.save(model, tmp_path / "auto.npz"))
+    assert loaded._members_consistent() == ""
+    loaded._state.members[0].alpha = 0.5  # not what ftrl's parameters set (alpha=0.1)
+    assert "member 0's alpha" in loaded._members_consistent()
+    loaded._state.members[0].alpha = 0.1
+    loaded._state.log_weight[0] = 0.0  # weights summing to more than 1
+    assert "do not sum to 1" in loaded._members_consistent()

@@ -173,18 +173,6 @@ def streams(dataset: str, scenario: str, orders: int, max_rows: int) -> list[Any
     ]
 
 
-def score(model: Any, stream: Any, metric: str) -> tuple[float, float]:
-    """The metric of ``model`` on ``stream`` (scored rows only) and its rows/s."""
-    from evofeat.evaluate import prequential
-
-    t0 = time.perf_counter()
-    res = prequential(model, stream, keep_predictions=True)
-    seconds = time.perf_counter() - t0
-    f = int(stream.info.get("eval_from", 0))
-    y, pred = np.asarray(stream.y[f:]), np.asarray(res.labels[f:])
-    return value(y, pred, metric), stream.n_rows / max(seconds, 1e-9)
-
-
 def mixture_scores(scores: np.ndarray, y: np.ndarray, share: bool) -> np.ndarray:
     """``auto``'s score on each row, from its members' scores ``(K, n)`` run alone.
 

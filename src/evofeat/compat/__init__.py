@@ -25,7 +25,7 @@ __all__ = [
 #: :class:`~evofeat.compat.sklearn.OnlineClassifier`, ``EvofeatClassifier`` and
 #: ``to_river``'s binary task): read when a learner is built, so changing this one
 #: constant changes every adapter's default.
-DEFAULT_LEARNER = "pa-i"
+DEFAULT_LEARNER = "auto"
 
 #: The learner of each other task when none is named: (registry name, parameters).
 DEFAULTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -39,7 +39,7 @@ def _default(task: str) -> tuple[str, dict[str, Any]]:
     """The learner (name, parameters) of ``task`` when none is named.
 
     >>> _default("binary")
-    ('pa-i', {})
+    ('auto', {})
     """
     return (DEFAULT_LEARNER, {}) if task == "binary" else DEFAULTS[task]
 

@@ -80,7 +80,7 @@ MEMBER_CORES = (
     "evofeat.linear._adaptive:NAGCore",
     "evofeat.linear._pa:PACore",
     "evofeat.linear._perceptron:PerceptronCore",
-    "evofeat.ensemble._fesl:OGDCore",
+    "evofeat.linear._ogd:OGDCore",
     "evofeat.linear._stsd:STSDCore",
 )
 #: the online scalings in front of a member, by code (the first column of ``kinds``; 0: none)

@@ -10,7 +10,7 @@ import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
 from evofeat.base.errors import check_bool
-from evofeat.base.state import StateSpec
+from evofeat.base.state import StateSpec, spec_of
 from evofeat.ensemble._auto import MEMBER_CORES, AutoCore, member_code, mix_update
 from evofeat.preprocessing import METHODS, OnlineScaled, learner_from_spec
 
@@ -19,13 +19,14 @@ __all__ = ["DEFAULT_MEMBERS", "Auto", "mix_update", "mixture_reference", "parse_
 #: The members of ``auto`` (binary classification), fixed before either benchmark ran: the winner
 #: of benchmarks/investigations/auto_selection.py (12 candidates on hill-valley, madelon, ijcnn1,
 #: covtype and arcene, none in the haphazard review or the leaderboard; its report:
-#: docs/reports/investigations/auto_selection.md). Not to be changed per data set.
+#: docs/reports/investigations/auto_selection.md, which spells them nag, zscore:ftrl, zscore:nag,
+#: quantile:ftrl, quantile:nag: the same learners). Not to be changed per data set.
 DEFAULT_MEMBERS: tuple[str, ...] = (
     "nag",
-    "zscore:ftrl",
-    "zscore:nag",
-    "quantile:ftrl",
-    "quantile:nag",
+    "online-zscore+ftrl",
+    "online-zscore+nag",
+    "online-quantile+ftrl",
+    "online-quantile+nag",
 )
 #: The rule's share (see :class:`Auto`), fixed by the same selection (the winner has none).
 DEFAULT_SHARE = False
@@ -34,7 +35,8 @@ DEFAULT_SHARE = False
 def parse_member(spec: str) -> OnlineLearner:
     """The learner a member spec names: a learner spec (a registry name, optionally with keyword
     parameters, see :func:`~evofeat.preprocessing.learner_from_spec`), optionally behind an
-    online scaling (``"zscore:ftrl"``, ``"quantile:adagrad(lr=0.1)"``).
+    online scaling (``"zscore:ftrl"``, ``"quantile:adagrad(lr=0.1)"``; the registry's own
+    names ``"online-zscore+ftrl"`` are the same learners).
 
     >>> parse_member("quantile:ftrl(alpha=0.3)")
     OnlineScaled(learner='ftrl(alpha=0.3)', method='quantile', window=100)
@@ -108,8 +110,8 @@ class Auto(OnlineLearner):
     ``docs/reports/investigations/auto_selection.md``), never per data set:
     linear learners with a bias and adaptive or normalised steps: NAG on the
     raw values (scale-invariant by design), and FTRL and NAG behind online
-    z-scores (``zscore:``) and behind running normal scores (``quantile:``,
-    the copula's marginal step), each learned from the rows seen so far
+    z-scores (``online-zscore+``) and behind running normal scores
+    (``online-quantile+``, the copula's marginal step), each learned from the rows seen so far
     (:class:`~evofeat.preprocessing.OnlineScaled`). Absent features are
     absent for every member (none is imputed).
 
@@ -160,6 +162,9 @@ class Auto(OnlineLearner):
     """
 
     per_feature: tuple[str, ...] = ()  # type: ignore[misc]  # set per instance from the members
+
+    #: Sparse batches: an unstored entry is a present 0.0 (the scaled members count it).
+    _zeros_matter = True
 
     def __init__(self, members: tuple[str, ...] | None = None, share: bool = DEFAULT_SHARE) -> None:
         self.members = members
@@ -221,12 +226,33 @@ class Auto(OnlineLearner):
             [prequential(m.clone(), stream, keep_predictions=True).scores for m in self._members]
         )
 
+    def _members_consistent(self) -> str:
+        """What is inconsistent in a loaded state ("" if nothing): the weights must sum to 1, and
+        each member's fixed fields (its class's ``_state_spec``) equal a fresh member's."""
+        state = self._state
+        w = np.exp(np.asarray(state.log_weight))
+        if not (np.all(np.asarray(state.log_weight) <= 0.0) and abs(w.sum() - 1.0) < 1e-9):
+            return f"the members' weights {w.tolist()} do not sum to 1"
+        fresh = self._make_state(self._capacity)
+        for i, (m, core) in enumerate(zip(self._members, state.members, strict=True)):
+            spec = spec_of(type(m))
+            for f in spec.fixed if spec is not None else ():
+                got, want = np.asarray(getattr(core, f)), np.asarray(getattr(fresh.members[i], f))
+                if not np.array_equal(got, want):
+                    return f"member {i}'s {f} is {got!r}, its parameters set {want!r}"
+        return ""
+
     # ------------------------------------------------------------------ learned state
     @property
     def _state_spec(self) -> StateSpec:
         """What a model file must satisfy (evofeat.io): each member's declaration on its
-        ``m{i}_`` fields, and the mixture's losses and count."""
-        own = StateSpec(fixed=("share",), nonnegative=("member_loss", "loss", "t"))
+        ``m{i}_`` fields, the mixture's own fields, losses and count, and (``_members_consistent``)
+        weights that sum to 1 and members whose fixed fields match their parameters."""
+        own = StateSpec(
+            fixed=("kinds", "share"),
+            nonnegative=("member_loss", "loss", "t"),
+            consistent=lambda learner: learner._members_consistent(),
+        )
         specs = [getattr(m, "_state_spec", None) for m in self._members]
         return own.merged(
             *(s.prefixed(f"m{i}_") for i, s in enumerate(specs) if isinstance(s, StateSpec))
