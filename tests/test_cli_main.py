@@ -92,7 +92,10 @@ def test_ctrl_c_keeps_the_finished_repeats_in_out(
     result = invoke("run", *args, "--repeats", "5", "--out", str(out))
     assert result.exit_code == 130, result.output
     lines = result.stderr.strip().splitlines()
-    assert lines == [f"interrupted: 3 of 5 repeats finished, kept in {out}"], result.stderr
+    assert lines == [
+        f"interrupted: 3 of 5 repeats finished, kept in {out}; to run the other 2, run the "
+        "same command with --seed 3 --repeats 2 and another --out (repeat r uses seed + r)"
+    ], result.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["interrupted"] is True
     assert (summary["repeats_done"], summary["repeats_asked"], summary["repeats"]) == (3, 5, 3)

@@ -57,7 +57,11 @@ def _parse_params(items: tuple[str, ...], option: str) -> dict[str, Any]:
 
 
 def _fail(exc: BaseException) -> None:
-    click.echo(f"error: {exc}", err=True)
+    """``error: <message>`` on stderr, exit 2 (a full disk or another write failure said as such)."""
+    if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
+        click.echo(f"error: {_what_failed(exc)}", err=True)
+    else:
+        click.echo(f"error: {exc}", err=True)
     sys.exit(2)
 
 
@@ -71,22 +75,30 @@ def _show_warning(
 class _Group(click.Group):
     """The command group, with the shell's conventions for the way a command ends.
 
-    Ctrl-C exits 130 with one line (not click's ``Aborted!``); a usage error
-    exits 2 with click's message; anything unexpected exits 1 with one line
-    naming it (``EVOFEAT_TRACEBACK=1`` shows the traceback).
+    Ctrl-C exits 130 with one line (not click's ``Aborted!``), and SIGTERM
+    and SIGHUP are handled as Ctrl-C (exit 143 and 129: 128 + the signal); a
+    usage error exits 2 with click's message; a worker process that died
+    exits 1 saying so; anything unexpected exits 1 with one line naming it
+    (``EVOFEAT_TRACEBACK=1`` shows the traceback).
     """
 
     def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         if kwargs.get("standalone_mode") is False:  # a caller that handles the outcome itself
             return super().main(*args, **kwargs)
+        from evofeat._parallel import WorkerDied, stop_on_signals
+
         kwargs["standalone_mode"] = False
+        stop_on_signals()
         try:
             with warnings.catch_warnings():
                 warnings.showwarning = _show_warning  # one line, not evofeat's source location
                 out = super().main(*args, **kwargs)
         except (KeyboardInterrupt, click.exceptions.Abort):
-            click.echo("\ninterrupted", err=True)
-            sys.exit(130)
+            click.echo(f"\ninterrupted{_by_signal()}", err=True)
+            sys.exit(_interrupted_code())
+        except WorkerDied as exc:
+            click.echo(f"error: {exc}; nothing of the unfinished work was kept", err=True)
+            sys.exit(1)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
         except click.ClickException as exc:
@@ -106,6 +118,21 @@ class _Group(click.Group):
             )
             sys.exit(1)
         sys.exit(out if isinstance(out, int) else 0)
+
+
+def _interrupted_code() -> int:
+    """The exit code of an interrupted command: 128 + the signal (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
+    from evofeat._parallel import stop_signal
+
+    return 128 + int(stop_signal())
+
+
+def _by_signal() -> str:
+    """`` (SIGTERM)`` when a signal other than Ctrl-C's stopped the command, else nothing."""
+    from evofeat._parallel import stop_signal
+
+    name = stop_signal().name
+    return "" if name == "SIGINT" else f" ({name})"
 
 
 _USER_ERRORS: tuple[type[BaseException], ...] = (InputError, KeyError, FileNotFoundError)
@@ -817,21 +844,24 @@ class _Interrupted(KeyboardInterrupt):
 
 
 def _keep_interrupted(summary: dict[str, Any], tally: Any, out: Path | None) -> None:
-    """Keep the repeats that finished before Ctrl-C, say so on stderr, and exit 130.
+    """Keep the repeats that finished before Ctrl-C (or SIGTERM, SIGHUP), say so on stderr, and exit.
 
     With ``out``, it is written as a finished run's would be (repeats.csv of the finished
     repeats, their curves, summary.json marked ``interrupted`` with ``repeats_done`` and
-    ``repeats_asked``; moved in whole, summary last); without, their summary is one line.
+    ``repeats_asked``; moved in whole, summary last), and the message says how to run the
+    repeats that did not finish; without, their summary is one line. The exit code is
+    128 + the signal (130 for Ctrl-C).
     """
     done, asked = summary["repeats"], summary.pop("repeats_asked")
     summary = {**summary, "interrupted": True, "repeats_done": done, "repeats_asked": asked}
+    stopped = f"\ninterrupted{_by_signal()}: {done} of {asked} repeats finished"
     if out is not None:
         try:
             _write_out(tally, summary, out)
         except InputError as exc:  # e.g. the disk filled up meanwhile: say so, still exit 130
-            click.echo(f"\ninterrupted: {done} of {asked} repeats finished; {exc}", err=True)
-            sys.exit(130)
-        click.echo(f"\ninterrupted: {done} of {asked} repeats finished, kept in {out}", err=True)
+            click.echo(f"{stopped}; {exc}", err=True)
+            sys.exit(_interrupted_code())
+        click.echo(f"{stopped}, kept in {out}; {_rest_hint(summary, out)}", err=True)
     else:
         score = (
             f"mean loss {_fmt_stat(summary.get('mean_loss'), 6)}"
@@ -840,11 +870,30 @@ def _keep_interrupted(summary: dict[str, Any], tally: Any, out: Path | None) -> 
             f"accuracy {_fmt_stat(summary['accuracy'], 4)}"
         )
         click.echo(
-            f"\ninterrupted: {done} of {asked} repeats finished: {summary['learner']} on "
-            f"{summary['dataset']} ({summary['scenario']}): {score}",
+            f"{stopped}: {summary['learner']} on {summary['dataset']} ({summary['scenario']}): "
+            f"{score}",
             err=True,
         )
-    sys.exit(130)
+    sys.exit(_interrupted_code())
+
+
+def _rest_hint(summary: dict[str, Any], out: Path) -> str:
+    """How to run the repeats an interrupted run did not finish (repeat r uses seed + r)."""
+    import csv
+
+    asked, seed = int(summary["repeats_asked"]), int(summary["seed"])
+    try:
+        with (out / "repeats.csv").open(encoding="utf-8", newline="") as fh:
+            done = {int(row["repeat"]) for row in csv.DictReader(fh) if row.get("repeat")}
+    except (OSError, ValueError, KeyError):
+        done = set()
+    rest = [r for r in range(asked) if r not in done]
+    if done and not summary.get("permutations") and rest == list(range(rest[0], asked)):
+        return (
+            f"to run the other {len(rest)}, run the same command with --seed {seed + rest[0]} "
+            f"--repeats {len(rest)} and another --out (repeat r uses seed + r)"
+        )
+    return "repeats.csv lists the repeats that finished (a new run starts again from repeat 0)"
 
 
 def _mean_loss(row: Mapping[str, Any]) -> dict[str, float]:
@@ -1291,7 +1340,9 @@ def reproduce(
     paper: str, quick: bool, out: str | None, jobs: int, scheduler: str | None, render_only: bool
 ) -> None:
     """Rerun a paper's experiments and write DIR/report.md beside DIR/results.sqlite."""
-    from evofeat._parallel import n_workers
+    import sqlite3
+
+    from evofeat._parallel import WorkerDied, n_workers
     from evofeat._progress import Progress
     from evofeat.experiments.runner import reproduce as run_paper
 
@@ -1325,15 +1376,50 @@ def reproduce(
         if bar is not None:
             bar.close()
         click.echo(
-            f"\ninterrupted: the finished cells are stored in {folder / 'results.sqlite'}; "
-            "the same command resumes",
+            f"\ninterrupted{_by_signal()}: the finished cells are stored in "
+            f"{folder / 'results.sqlite'}; rerun the same command to resume",
             err=True,
         )
-        sys.exit(130)
+        sys.exit(_interrupted_code())
+    except (WorkerDied, OSError, sqlite3.Error) as exc:  # a worker killed, a full disk
+        if bar is not None:
+            bar.close()
+        click.echo(f"error: {_what_failed(exc)}; {_kept_cells(folder)}", err=True)
+        sys.exit(1)
     finally:
         if bar is not None:
             bar.close()
     click.echo(f"report: {report}")
+
+
+def _what_failed(exc: BaseException) -> str:
+    """One line for a failure that is not the input's: a worker's death, a full disk, an I/O error.
+
+    >>> import errno
+    >>> _what_failed(OSError(errno.ENOSPC, "No space left on device", "x/results.sqlite"))
+    'no space left on the disk (writing x/results.sqlite)'
+    """
+    import errno
+    import sqlite3
+
+    full = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+    if isinstance(exc, OSError) and exc.errno in full:
+        return "no space left on the disk" + (f" (writing {exc.filename})" if exc.filename else "")
+    if isinstance(exc, sqlite3.Error) and "full" in str(exc):
+        return f"no space left on the disk (the results store says: {exc})"
+    if isinstance(exc, OSError):
+        return f"cannot write: {exc.strerror or exc}" + (
+            f" ({exc.filename})" if exc.filename else ""
+        )
+    return str(exc)
+
+
+def _kept_cells(folder: Path) -> str:
+    """Where the finished cells are and how to go on (the store keeps every cell as it finishes)."""
+    return (
+        f"the cells that finished are stored in {folder / 'results.sqlite'}: "
+        "rerun the same command to resume (free some disk space first if it is full)"
+    )
 
 
 @main.command()
