@@ -12,20 +12,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 import evofeat.cli as cli
-from evofeat.cli import main
+from cli_invoke import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def invoke(*args: str) -> Any:
-    try:  # click < 8.2 mixes stderr into the output unless told not to
-        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        runner = CliRunner()
-    return runner.invoke(main, list(args))
 
 
 def run_json(*args: str) -> dict[str, Any]:

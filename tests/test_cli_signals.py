@@ -15,19 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 import evofeat.experiments.runner as runner
+from cli_invoke import invoke
 from evofeat._parallel import JobsCappedWarning, WorkerDied, imap_unordered, n_workers
-from evofeat.cli import main
-
-
-def invoke(*args: str) -> Any:
-    try:  # click < 8.2 mixes stderr into the output unless told not to
-        runner_ = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        runner_ = CliRunner()
-    return runner_.invoke(main, list(args))
 
 
 def _lines_written(folder: Path) -> int:
