@@ -464,7 +464,9 @@ def run(
             _check_writable(Path(out))  # before the run, not after it
             # repeats.csv is written as the repeats finish, into a scratch folder beside --out
             try:
-                scratch = make_scratch(Path(out).absolute().parent, f"{Path(out).name}.")
+                parent = Path(out).absolute().parent
+                parent.mkdir(parents=True, exist_ok=True)  # --out a/b/c: created as promised
+                scratch = make_scratch(parent, f"{Path(out).name}.")
             except OSError as exc:  # name --out, not the hidden scratch folder
                 raise InputError(
                     f"cannot write the results to --out {out}: {exc.strerror or exc}",
@@ -689,6 +691,8 @@ def _run(
         lp, sp_, scenario = dict(proto.params), dict(proto.scenario_params), proto.scenario
         preprocess = proto.preprocess
     scenario = check_scenario(learner, scenario)  # online learners: the given one or full
+    _check_param_kinds(learner, lp, parameters(learner))
+    _check_run_args(dataset, scenario, sp_, label_column)
     make(learner, **lp)  # validate the name and the parameters before any work
     if kind != "online" and perm_file:
         raise InputError(
@@ -835,6 +839,61 @@ def _run(
     return summary_of(df, repeats), df
 
 
+def _check_param_kinds(learner: str, given: Mapping[str, Any], defaults: Mapping[str, Any]) -> None:
+    """A ``--param`` whose default is a number must be a number (not true/false, not text).
+
+    >>> _check_param_kinds("pa-i", {"C": "abc"}, {"C": 1.0})
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: bad --param C=abc for pa-i: expected a number (the default is 1.0), received 'abc', which is not a number; fix: write e.g. --param C=1.0
+    """
+    for key, value in given.items():
+        default = defaults.get(key)
+        number = isinstance(default, int | float) and not isinstance(default, bool)
+        if isinstance(default, bool) and not isinstance(value, bool):
+            want, bad = "true or false", f"{value!r}"
+        elif number and (isinstance(value, bool) or not isinstance(value, int | float)):
+            want = f"a number (the default is {_show(default)})"
+            bad = f"{_show(value)}, a boolean" if isinstance(value, bool) else f"{value!r}"
+            bad += "" if isinstance(value, bool) else ", which is not a number"
+        else:
+            continue
+        raise InputError(
+            f"bad --param {key}={_show(value)} for {learner}",
+            expected=want,
+            received=bad,
+            fix=f"write e.g. --param {key}={_show(default)}",
+        )
+
+
+def _check_run_args(
+    dataset: str, scenario: str, scenario_params: Mapping[str, Any], label_column: str | None
+) -> None:
+    """Options that would be ignored are refused: parameters of the full scenario, and
+    ``--label-column`` for a registered data set (its label is known)."""
+    if scenario == "full" and scenario_params:
+        raise InputError(
+            "the full scenario takes no parameters",
+            expected="no --scenario-param with --scenario full (the default)",
+            received=", ".join(f"{k}={_show(v)}" for k, v in scenario_params.items()),
+            fix="drop --scenario-param, or pick a scenario that takes them (trapezoidal, "
+            "evolvable, haphazard)",
+        )
+    if label_column is not None and dataset != "-" and not Path(dataset).exists():
+        from evofeat.datasets.registry import get_entry
+
+        try:
+            name = get_entry(dataset).name
+        except KeyError:
+            return  # not registered either: loading it names the problem
+        raise InputError(
+            f"--label-column is for a file of your own, not the registered data set {name}",
+            expected="no --label-column (a registered data set's label is known)",
+            received=f"--label-column {label_column}",
+            fix="drop --label-column",
+        )
+
+
 class _Interrupted(KeyboardInterrupt):
     """Ctrl-C after some repeats finished: ``summary`` is the summary of those."""
 
@@ -972,38 +1031,25 @@ def _write_out(df: Any, summary: dict[str, Any], out: Path) -> None:
     _write_atomically(out, lambda tmp: _write_files(df, summary, tmp))
 
 
+#: the files `run --out` and `compare --out` write: one left by the other command is removed
+_OUTPUTS = frozenset(
+    {"summary.json", "repeats.csv", "pairs.csv", "curve.csv", "curve.png", "curve.svg"}
+)
+
+
 def _write_atomically(out: Path, write: Callable[[Path], None]) -> None:
-    import shutil
-
-    from evofeat._scratch import make_scratch
+    """:func:`evofeat._scratch.write_atomically` into ``--out`` (summary.json last); a failure to
+    write is an :class:`InputError` naming ``--out``."""
+    from evofeat._scratch import write_atomically
 
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = make_scratch(out.parent, f"{out.name}.")  # a killed run's leftover is removed here
+        write_atomically(out, write, last="summary.json", stale=_OUTPUTS)
     except OSError as exc:
         raise InputError(
-            f"cannot write the results to --out {out}: {exc.strerror or exc}",
-            expected="a folder that can be created or written into",
-            fix="pick another --out",
-        ) from None
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        tmp.chmod(0o777 & ~umask)  # mkdtemp makes it 0700
-        write(tmp)
-        if not out.exists():
-            os.replace(tmp, out)
-            return
-        for f in sorted(tmp.iterdir(), key=lambda f: f.name == "summary.json"):
-            os.replace(f, out / f.name)  # summary.json last: it says the rest is there
-    except OSError as exc:
-        raise InputError(
-            f"cannot write the results to --out {out}: {exc.strerror or exc}",
+            f"cannot write the results to --out {out}: {_what_failed(exc)}",
             expected="a folder with room and permission to write",
             fix="pick another --out",
         ) from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _write_files(df: Any, summary: dict[str, Any], tmp: Path) -> None:
@@ -1339,7 +1385,13 @@ def _write_compare(result: dict[str, Any], frames: dict[str, Any], tmp: Path) ->
 def reproduce(
     paper: str, quick: bool, out: str | None, jobs: int, scheduler: str | None, render_only: bool
 ) -> None:
-    """Rerun a paper's experiments and write DIR/report.md beside DIR/results.sqlite."""
+    """Rerun a paper's experiments and write DIR/report.md beside DIR/results.sqlite.
+
+    Cells whose data is not on this machine are skipped and listed (stderr
+    and the report); a full run that skipped some exits 3 (the reproduction
+    is incomplete). Interrupted (Ctrl-C, SIGTERM) or stopped by a worker's
+    death or a full disk, the same command resumes from the stored cells.
+    """
     import sqlite3
 
     from evofeat._parallel import WorkerDied, n_workers
@@ -1357,6 +1409,7 @@ def reproduce(
 
     cmd = f"evofeat reproduce {paper}{' --quick' if quick else ''} --out {folder}"
     try:
+        _check_data_folder()
         _check_writable(folder)  # before any cell runs
         n_workers(jobs)  # a bad --jobs is refused before the results store is made
         report = run_paper(
@@ -1390,6 +1443,45 @@ def reproduce(
         if bar is not None:
             bar.close()
     click.echo(f"report: {report}")
+    if not render_only and _say_skipped(paper, quick) and not quick:
+        sys.exit(3)
+
+
+def _check_data_folder() -> None:
+    """``$EVOFEAT_DATA``, when set, must be a folder (a typo would skip every large data set)."""
+    from evofeat.datasets.registry import ENV_VAR
+
+    where = os.environ.get(ENV_VAR)
+    if where and not Path(where).expanduser().is_dir():
+        raise InputError(
+            f"{ENV_VAR}={where} is not a folder",
+            expected="the folder that holds the data sets",
+            received=where,
+            fix=f"point {ENV_VAR} at the data folder, or unset it (`evofeat datasets` says "
+            "where each data set is found)",
+        )
+
+
+def _say_skipped(paper: str, quick: bool) -> int:
+    """Say on stderr how many of the paper's cells did not run for want of data; return that count."""
+    from evofeat.experiments import get_paper
+    from evofeat.experiments.finish import available_cells
+
+    chosen = get_paper(paper)
+    planned = chosen.cells(quick)
+    kept, skipped = available_cells(chosen, planned)
+    missing = len(planned) - len(kept)
+    if missing:
+        click.echo(
+            f"warning: {missing} of the {len(planned)} cells of this "
+            f"{'quick' if quick else 'full'} run did not run: their data is not here "
+            f"({len(skipped)} data set/table groups; the report lists each). "
+            f"`evofeat datasets download --paper {paper}` fetches what can be fetched; then "
+            "rerun the same command"
+            + ("" if quick else " (exit code 3: the reproduction is incomplete)"),
+            err=True,
+        )
+    return missing
 
 
 def _what_failed(exc: BaseException) -> str:

@@ -369,4 +369,17 @@ def cli_setting(
         over["scenario"] = scenario
     if preprocess != "none":
         over["preprocess"] = preprocess
-    return setting(protocol, dataset, learner, **over)
+    chosen = setting(protocol, dataset, learner, **over)
+    from evofeat.registry import parameters
+
+    foreign = sorted(k for k in chosen.params if k not in parameters(learner) and k not in params)
+    if foreign:  # the protocol's settings are for other learners
+        raise InputError(
+            f"--protocol {protocol} does not fit {learner}: its settings include "
+            f"{', '.join(foreign)}, which {learner} does not take",
+            expected=f"a learner that the {protocol} protocol runs",
+            received=learner,
+            fix=f"drop --protocol and give {learner}'s settings as flags (--param K=V), or run "
+            f"one of the {protocol} protocol's learners",
+        )
+    return chosen
