@@ -213,13 +213,13 @@ def setting(protocol: str, dataset: str, learner: str, **override: Any) -> Setti
     >>> setting("nope", "german", "ofs")
     Traceback (most recent call last):
     ...
-    evofeat.base.errors.InputError: unknown protocol 'nope': expected one of ceofs, fesl, ofs, ofs-unit-norm, opid, stsd-authors, stsd-paper, stsd-published; fix: pick one of those (see evofeat.experiments.protocols)
+    evofeat.base.errors.InputError: unknown protocol 'nope': expected one of ceofs, fesl, ofs, ofs-unit-norm, opid, stsd-authors, stsd-paper, stsd-published; fix: pick one of those (`evofeat run --help` says what each is for)
     """
     if protocol not in PROTOCOLS:
         raise InputError(
             f"unknown protocol {protocol!r}",
             expected="one of " + ", ".join(sorted(PROTOCOLS)),
-            fix="pick one of those (see evofeat.experiments.protocols)",
+            fix="pick one of those (`evofeat run --help` says what each is for)",
         )
     make = PROTOCOLS[protocol][1]
     s: Setting = _call(make, dataset, learner) if isinstance(make, str) else make(dataset, learner)
