@@ -26,6 +26,7 @@ from __future__ import annotations
 import gzip
 import math
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -235,11 +236,15 @@ def _numerical_cases() -> list[Any]:
 @pytest.mark.parametrize(("name", "scenario"), _numerical_cases())
 def test_extreme_values_keep_predictions_and_state_finite(name: str, scenario: str) -> None:
     model = _learner(name)
-    for t, (x, y) in enumerate(_extreme_rows(scenario, model.task)):
-        model.learn_one(x, y)
-        score = model.decision_one(x)
-        assert score is not None and not math.isnan(score), f"row {t}: the score is NaN"
-        _assert_state_finite(model, f"row {t} of {scenario}")
+    with warnings.catch_warnings(record=True) as caught:  # extreme rows: a divergence is said
+        warnings.simplefilter("always")
+        for t, (x, y) in enumerate(_extreme_rows(scenario, model.task)):
+            model.learn_one(x, y)
+            score = model.decision_one(x)
+            assert score is not None and not math.isnan(score), f"row {t}: the score is NaN"
+            _assert_state_finite(model, f"row {t} of {scenario}")
+    for w in caught:  # the only warning these rows may give: the learner diverged, and why
+        assert issubclass(w.category, RuntimeWarning) and "diverged" in str(w.message), w
 
 
 # ---------------------------------------------------------------------------- loaders

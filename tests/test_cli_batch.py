@@ -122,8 +122,7 @@ def test_text_format_and_out_folder(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["res"]  # no temporary folder left
 
 
-@requires_data("dna")
-def test_opid_on_dna_uses_the_papers_setting() -> None:
+def test_opid_on_dna_uses_the_papers_setting() -> None:  # dna is bundled: no data folder needed
     out = run_json(
         "--learner", "opid", "--dataset", "dna", "--scenario", "incdec", "--repeats", "2"
     )

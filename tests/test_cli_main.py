@@ -12,20 +12,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 import evofeat.cli as cli
-from evofeat.cli import main
+from cli_invoke import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def invoke(*args: str) -> Any:
-    try:  # click < 8.2 mixes stderr into the output unless told not to
-        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        runner = CliRunner()
-    return runner.invoke(main, list(args))
 
 
 def run_json(*args: str) -> dict[str, Any]:
@@ -92,7 +83,10 @@ def test_ctrl_c_keeps_the_finished_repeats_in_out(
     result = invoke("run", *args, "--repeats", "5", "--out", str(out))
     assert result.exit_code == 130, result.output
     lines = result.stderr.strip().splitlines()
-    assert lines == [f"interrupted: 3 of 5 repeats finished, kept in {out}"], result.stderr
+    assert lines == [
+        f"interrupted: 3 of 5 repeats finished, kept in {out}; to run the other 2, run the "
+        "same command with --seed 3 --repeats 2 and another --out (repeat r uses seed + r)"
+    ], result.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["interrupted"] is True
     assert (summary["repeats_done"], summary["repeats_asked"], summary["repeats"]) == (3, 5, 3)

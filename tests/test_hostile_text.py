@@ -14,20 +14,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from evofeat.cli import main
+from cli_invoke import invoke
 from evofeat.datasets import DataFormatError, load, textio
 from evofeat.datasets.readers import quoted_records
 from evofeat.streams import CsvStream, JsonlStream, LibsvmStream
-
-
-def invoke(*args: str, stdin: bytes | None = None) -> Any:
-    try:  # click < 8.2 mixes stderr into the output unless told not to
-        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        runner = CliRunner()
-    return runner.invoke(main, list(args), input=stdin)
 
 
 def run_file(path: Path, *extra: str, stdin: bytes | None = None) -> Any:

@@ -11,6 +11,7 @@ import pytest
 
 from evofeat.base import FeatureIndex, InputError
 from evofeat.datasets import DataFormatError, load
+from evofeat.datasets.readers import ZeroBasedWarning
 from evofeat.evaluate import prequential
 from evofeat.linear.pa import PA
 from evofeat.streams import full
@@ -69,7 +70,8 @@ def test_max_rows_reads_the_head(tmp_path: Path) -> None:
 def test_tasks_and_index_base(tmp_path: Path) -> None:
     p = tmp_path / "m.libsvm"
     p.write_text("3 0:1 2:1\n1 1:2\n2 2:1\n")
-    s = LibsvmStream(p)
+    with pytest.warns(ZeroBasedWarning, match="read as 0-based"):
+        s = LibsvmStream(p)
     assert (s.task, s.zero_based, s.n_features, s.feature_names) == (
         "multiclass",
         True,
@@ -80,7 +82,10 @@ def test_tasks_and_index_base(tmp_path: Path) -> None:
     r = tmp_path / "r.libsvm"
     r.write_text("0.5 1:1\n1.25 2:1\n-3.5 1:2\n")
     assert LibsvmStream(r).task == "regression"
-    with pytest.raises(InputError, match="binary task needs two label values"):
+    with (
+        pytest.raises(InputError, match="binary task needs two label values"),
+        pytest.warns(ZeroBasedWarning),
+    ):
         LibsvmStream(p, task="binary")
     with pytest.raises(DataFormatError, match="index 0 appears, but zero_based=False"):
         LibsvmStream(p, zero_based=False)

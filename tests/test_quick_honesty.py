@@ -83,8 +83,10 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], QuickRun]
         if paper not in _RUNS:
             root = tmp_path_factory.mktemp(f"fresh-{paper}")
             env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
-            env.update(HOME=str(root / "home"), EVOFEAT_DATA=str(root / "no-such-folder"))
+            # a fresh machine: an empty data folder (one that does not exist is refused)
+            env.update(HOME=str(root / "home"), EVOFEAT_DATA=str(root / "empty-data"))
             (root / "home").mkdir()
+            (root / "empty-data").mkdir()
             out = root / "out"
             cmd = [sys.executable, "-m", "evofeat", "reproduce", paper, "--quick"]
             proc = subprocess.run(

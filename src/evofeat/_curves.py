@@ -53,6 +53,9 @@ def stage_boundaries(df: pd.DataFrame) -> list[int]:
 def plot_curves(ax: Any, tables: dict[str, pd.DataFrame], stages: list[int], ylabel: str) -> None:
     """Draw each ``label -> curve_stats`` table as a mean line in a ±1 std band, and the stage lines.
 
+    The time axis is linear (rows seen), so the stage boundaries fall where
+    they are in the stream (a log axis crowded them into its last tenth).
+
     >>> from evofeat.report.figures import new_figure
     >>> fig, (ax,) = new_figure(1)
     >>> t = pd.DataFrame({"rows": [1, 10, 100], "mean": [0.5, 0.3, 0.2], "std": [0.1, 0.05, 0.02]})
@@ -83,7 +86,6 @@ def plot_curves(ax: Any, tables: dict[str, pd.DataFrame], stages: list[int], yla
                 alpha=0.2,
                 linewidth=0,
             )
-    ax.set_xscale("log")
-    ax.set_xlabel("rows seen")
+    ax.set_xlabel("rows seen")  # a linear axis: every stage gets its share of the width
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)

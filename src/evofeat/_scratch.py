@@ -1,8 +1,11 @@
-"""Hidden scratch folders for atomic writes, named after the process that made them.
+"""Atomic writes through hidden scratch folders named after the process that made them.
 
-A folder ``.PREFIX<pid>-XXXX`` is removed by whoever made it; one left by a
-process that was killed (``kill -9``) is removed by the next run that writes
-to the same place.
+:func:`write_atomically` is the one way evofeat writes its output (``run``
+and ``compare --out``, reproduction reports, downloaded data files): the files
+are written into a scratch folder beside their destination and moved in only
+when complete. A folder ``.PREFIX<pid>-XXXX`` is removed by whoever made it;
+one left by a process that was killed (``kill -9``) is removed by the next run
+that writes to the same place.
 """
 
 from __future__ import annotations
@@ -11,9 +14,63 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Collection
 from pathlib import Path
 
-__all__ = ["make_scratch", "remove_stale"]
+__all__ = ["make_scratch", "remove_stale", "write_atomically"]
+
+
+def write_atomically(
+    folder: Path,
+    write: Callable[[Path], None],
+    *,
+    last: str | None = None,
+    stale: Collection[str] = (),
+    inside: str | None = None,
+) -> None:
+    """Write files into ``folder`` all at once, or not at all.
+
+    ``write(tmp)`` fills a scratch folder made beside ``folder`` (on the
+    same file system); then a new ``folder`` is that scratch folder renamed,
+    and an existing one gets each file moved in (subfolders kept), ``last``
+    last (the file that says the rest is there). The names in ``stale`` that
+    this write did not produce are removed from ``folder`` (an earlier
+    command's output). With ``inside``, the scratch folder is
+    ``folder/.{inside}<pid>-XXXX`` instead (``folder`` is made first: a
+    report beside its results store). On an error nothing is moved in and the scratch folder
+    is removed; the error (an :class:`OSError`, a full disk...) goes on.
+    The folder gets the usual permissions (``mkdir`` under the user's umask).
+
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp()) / "out"
+    >>> write_atomically(root, lambda tmp: (tmp / "a.txt").write_text("1"))
+    >>> write_atomically(root, lambda tmp: (tmp / "b.txt").write_text("2"), stale={"a.txt"})
+    >>> sorted(p.name for p in root.iterdir()), sorted(p.name for p in root.parent.iterdir())
+    (['b.txt'], ['out'])
+    """
+    if inside is None:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = make_scratch(folder.parent, f"{folder.name}.")  # a killed run's leftover goes here
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = make_scratch(folder, inside)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        tmp.chmod(0o777 & ~umask)  # mkdtemp makes it 0700
+        write(tmp)
+        if not folder.exists():
+            os.replace(tmp, folder)
+            return
+        files = [f for f in tmp.rglob("*") if f.is_file()]
+        for name in sorted(set(stale) - {f.name for f in files}):
+            (folder / name).unlink(missing_ok=True)
+        for f in sorted(files, key=lambda f: f.name == last):
+            dest = folder / f.relative_to(tmp)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(f, dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def make_scratch(parent: Path, prefix: str) -> Path:

@@ -57,7 +57,11 @@ def _parse_params(items: tuple[str, ...], option: str) -> dict[str, Any]:
 
 
 def _fail(exc: BaseException) -> None:
-    click.echo(f"error: {exc}", err=True)
+    """``error: <message>`` on stderr, exit 2 (a full disk or another write failure said as such)."""
+    if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
+        click.echo(f"error: {_what_failed(exc)}", err=True)
+    else:
+        click.echo(f"error: {exc}", err=True)
     sys.exit(2)
 
 
@@ -71,22 +75,30 @@ def _show_warning(
 class _Group(click.Group):
     """The command group, with the shell's conventions for the way a command ends.
 
-    Ctrl-C exits 130 with one line (not click's ``Aborted!``); a usage error
-    exits 2 with click's message; anything unexpected exits 1 with one line
-    naming it (``EVOFEAT_TRACEBACK=1`` shows the traceback).
+    Ctrl-C exits 130 with one line (not click's ``Aborted!``), and SIGTERM
+    and SIGHUP are handled as Ctrl-C (exit 143 and 129: 128 + the signal); a
+    usage error exits 2 with click's message; a worker process that died
+    exits 1 saying so; anything unexpected exits 1 with one line naming it
+    (``EVOFEAT_TRACEBACK=1`` shows the traceback).
     """
 
     def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         if kwargs.get("standalone_mode") is False:  # a caller that handles the outcome itself
             return super().main(*args, **kwargs)
+        from evofeat._parallel import WorkerDied, stop_on_signals
+
         kwargs["standalone_mode"] = False
+        stop_on_signals()
         try:
             with warnings.catch_warnings():
                 warnings.showwarning = _show_warning  # one line, not evofeat's source location
                 out = super().main(*args, **kwargs)
         except (KeyboardInterrupt, click.exceptions.Abort):
-            click.echo("\ninterrupted", err=True)
-            sys.exit(130)
+            click.echo(f"\ninterrupted{_by_signal()}", err=True)
+            sys.exit(_interrupted_code())
+        except WorkerDied as exc:
+            click.echo(f"error: {exc}; nothing of the unfinished work was kept", err=True)
+            sys.exit(1)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
         except click.ClickException as exc:
@@ -106,6 +118,21 @@ class _Group(click.Group):
             )
             sys.exit(1)
         sys.exit(out if isinstance(out, int) else 0)
+
+
+def _interrupted_code() -> int:
+    """The exit code of an interrupted command: 128 + the signal (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
+    from evofeat._parallel import stop_signal
+
+    return 128 + int(stop_signal())
+
+
+def _by_signal() -> str:
+    """`` (SIGTERM)`` when a signal other than Ctrl-C's stopped the command, else nothing."""
+    from evofeat._parallel import stop_signal
+
+    name = stop_signal().name
+    return "" if name == "SIGINT" else f" ({name})"
 
 
 _USER_ERRORS: tuple[type[BaseException], ...] = (InputError, KeyError, FileNotFoundError)
@@ -442,7 +469,9 @@ def run(
             _check_writable(Path(out))  # before the run, not after it
             # repeats.csv is written as the repeats finish, into a scratch folder beside --out
             try:
-                scratch = make_scratch(Path(out).absolute().parent, f"{Path(out).name}.")
+                parent = Path(out).absolute().parent
+                parent.mkdir(parents=True, exist_ok=True)  # --out a/b/c: created as promised
+                scratch = make_scratch(parent, f"{Path(out).name}.")
             except OSError as exc:  # name --out, not the hidden scratch folder
                 raise InputError(
                     f"cannot write the results to --out {out}: {exc.strerror or exc}",
@@ -669,6 +698,8 @@ def _run(
         lp, sp_, scenario = dict(proto.params), dict(proto.scenario_params), proto.scenario
         preprocess = proto.preprocess
     scenario = check_scenario(learner, scenario)  # online learners: the given one or full
+    _check_param_kinds(learner, lp, parameters(learner))
+    _check_run_args(dataset, scenario, sp_, label_column)
     make(learner, **lp)  # validate the name and the parameters before any work
     if kind != "online" and perm_file:
         raise InputError(
@@ -815,6 +846,61 @@ def _run(
     return summary_of(df, repeats), df
 
 
+def _check_param_kinds(learner: str, given: Mapping[str, Any], defaults: Mapping[str, Any]) -> None:
+    """A ``--param`` whose default is a number must be a number (not true/false, not text).
+
+    >>> _check_param_kinds("pa-i", {"C": "abc"}, {"C": 1.0})
+    Traceback (most recent call last):
+    ...
+    evofeat.base.errors.InputError: bad --param C=abc for pa-i: expected a number (the default is 1.0), received 'abc', which is not a number; fix: write e.g. --param C=1.0
+    """
+    for key, value in given.items():
+        default = defaults.get(key)
+        number = isinstance(default, int | float) and not isinstance(default, bool)
+        if isinstance(default, bool) and not isinstance(value, bool):
+            want, bad = "true or false", f"{value!r}"
+        elif number and (isinstance(value, bool) or not isinstance(value, int | float)):
+            want = f"a number (the default is {_show(default)})"
+            bad = f"{_show(value)}, a boolean" if isinstance(value, bool) else f"{value!r}"
+            bad += "" if isinstance(value, bool) else ", which is not a number"
+        else:
+            continue
+        raise InputError(
+            f"bad --param {key}={_show(value)} for {learner}",
+            expected=want,
+            received=bad,
+            fix=f"write e.g. --param {key}={_show(default)}",
+        )
+
+
+def _check_run_args(
+    dataset: str, scenario: str, scenario_params: Mapping[str, Any], label_column: str | None
+) -> None:
+    """Options that would be ignored are refused: parameters of the full scenario, and
+    ``--label-column`` for a registered data set (its label is known)."""
+    if scenario == "full" and scenario_params:
+        raise InputError(
+            "the full scenario takes no parameters",
+            expected="no --scenario-param with --scenario full (the default)",
+            received=", ".join(f"{k}={_show(v)}" for k, v in scenario_params.items()),
+            fix="drop --scenario-param, or pick a scenario that takes them (trapezoidal, "
+            "evolvable, haphazard)",
+        )
+    if label_column is not None and dataset != "-" and not Path(dataset).exists():
+        from evofeat.datasets.registry import get_entry
+
+        try:
+            name = get_entry(dataset).name
+        except KeyError:
+            return  # not registered either: loading it names the problem
+        raise InputError(
+            f"--label-column is for a file of your own, not the registered data set {name}",
+            expected="no --label-column (a registered data set's label is known)",
+            received=f"--label-column {label_column}",
+            fix="drop --label-column",
+        )
+
+
 class _Interrupted(KeyboardInterrupt):
     """Ctrl-C after some repeats finished: ``summary`` is the summary of those."""
 
@@ -824,21 +910,24 @@ class _Interrupted(KeyboardInterrupt):
 
 
 def _keep_interrupted(summary: dict[str, Any], tally: Any, out: Path | None) -> None:
-    """Keep the repeats that finished before Ctrl-C, say so on stderr, and exit 130.
+    """Keep the repeats that finished before Ctrl-C (or SIGTERM, SIGHUP), say so on stderr, and exit.
 
     With ``out``, it is written as a finished run's would be (repeats.csv of the finished
     repeats, their curves, summary.json marked ``interrupted`` with ``repeats_done`` and
-    ``repeats_asked``; moved in whole, summary last); without, their summary is one line.
+    ``repeats_asked``; moved in whole, summary last), and the message says how to run the
+    repeats that did not finish; without, their summary is one line. The exit code is
+    128 + the signal (130 for Ctrl-C).
     """
     done, asked = summary["repeats"], summary.pop("repeats_asked")
     summary = {**summary, "interrupted": True, "repeats_done": done, "repeats_asked": asked}
+    stopped = f"\ninterrupted{_by_signal()}: {done} of {asked} repeats finished"
     if out is not None:
         try:
             _write_out(tally, summary, out)
         except InputError as exc:  # e.g. the disk filled up meanwhile: say so, still exit 130
-            click.echo(f"\ninterrupted: {done} of {asked} repeats finished; {exc}", err=True)
-            sys.exit(130)
-        click.echo(f"\ninterrupted: {done} of {asked} repeats finished, kept in {out}", err=True)
+            click.echo(f"{stopped}; {exc}", err=True)
+            sys.exit(_interrupted_code())
+        click.echo(f"{stopped}, kept in {out}; {_rest_hint(summary, out)}", err=True)
     else:
         score = (
             f"mean loss {_fmt_stat(summary.get('mean_loss'), 6)}"
@@ -847,11 +936,30 @@ def _keep_interrupted(summary: dict[str, Any], tally: Any, out: Path | None) -> 
             f"accuracy {_fmt_stat(summary['accuracy'], 4)}"
         )
         click.echo(
-            f"\ninterrupted: {done} of {asked} repeats finished: {summary['learner']} on "
-            f"{summary['dataset']} ({summary['scenario']}): {score}",
+            f"{stopped}: {summary['learner']} on {summary['dataset']} ({summary['scenario']}): "
+            f"{score}",
             err=True,
         )
-    sys.exit(130)
+    sys.exit(_interrupted_code())
+
+
+def _rest_hint(summary: dict[str, Any], out: Path) -> str:
+    """How to run the repeats an interrupted run did not finish (repeat r uses seed + r)."""
+    import csv
+
+    asked, seed = int(summary["repeats_asked"]), int(summary["seed"])
+    try:
+        with (out / "repeats.csv").open(encoding="utf-8", newline="") as fh:
+            done = {int(row["repeat"]) for row in csv.DictReader(fh) if row.get("repeat")}
+    except (OSError, ValueError, KeyError):
+        done = set()
+    rest = [r for r in range(asked) if r not in done]
+    if done and not summary.get("permutations") and rest == list(range(rest[0], asked)):
+        return (
+            f"to run the other {len(rest)}, run the same command with --seed {seed + rest[0]} "
+            f"--repeats {len(rest)} and another --out (repeat r uses seed + r)"
+        )
+    return "repeats.csv lists the repeats that finished (a new run starts again from repeat 0)"
 
 
 def _mean_loss(row: Mapping[str, Any]) -> dict[str, float]:
@@ -930,38 +1038,25 @@ def _write_out(df: Any, summary: dict[str, Any], out: Path) -> None:
     _write_atomically(out, lambda tmp: _write_files(df, summary, tmp))
 
 
+#: the files `run --out` and `compare --out` write: one left by the other command is removed
+_OUTPUTS = frozenset(
+    {"summary.json", "repeats.csv", "pairs.csv", "curve.csv", "curve.png", "curve.svg"}
+)
+
+
 def _write_atomically(out: Path, write: Callable[[Path], None]) -> None:
-    import shutil
-
-    from evofeat._scratch import make_scratch
+    """:func:`evofeat._scratch.write_atomically` into ``--out`` (summary.json last); a failure to
+    write is an :class:`InputError` naming ``--out``."""
+    from evofeat._scratch import write_atomically
 
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = make_scratch(out.parent, f"{out.name}.")  # a killed run's leftover is removed here
+        write_atomically(out, write, last="summary.json", stale=_OUTPUTS)
     except OSError as exc:
         raise InputError(
-            f"cannot write the results to --out {out}: {exc.strerror or exc}",
-            expected="a folder that can be created or written into",
-            fix="pick another --out",
-        ) from None
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        tmp.chmod(0o777 & ~umask)  # mkdtemp makes it 0700
-        write(tmp)
-        if not out.exists():
-            os.replace(tmp, out)
-            return
-        for f in sorted(tmp.iterdir(), key=lambda f: f.name == "summary.json"):
-            os.replace(f, out / f.name)  # summary.json last: it says the rest is there
-    except OSError as exc:
-        raise InputError(
-            f"cannot write the results to --out {out}: {exc.strerror or exc}",
+            f"cannot write the results to --out {out}: {_what_failed(exc)}",
             expected="a folder with room and permission to write",
             fix="pick another --out",
         ) from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _write_files(df: Any, summary: dict[str, Any], tmp: Path) -> None:
@@ -1298,8 +1393,16 @@ def _write_compare(result: dict[str, Any], frames: dict[str, Any], tmp: Path) ->
 def reproduce(
     paper: str, quick: bool, out: str | None, jobs: int, scheduler: str | None, render_only: bool
 ) -> None:
-    """Rerun a paper's experiments and write DIR/report.md beside DIR/results.sqlite."""
-    from evofeat._parallel import n_workers
+    """Rerun a paper's experiments and write DIR/report.md beside DIR/results.sqlite.
+
+    Cells whose data is not on this machine are skipped and listed (stderr
+    and the report); a full run that skipped some exits 3 (the reproduction
+    is incomplete). Interrupted (Ctrl-C, SIGTERM) or stopped by a worker's
+    death or a full disk, the same command resumes from the stored cells.
+    """
+    import sqlite3
+
+    from evofeat._parallel import WorkerDied, n_workers
     from evofeat._progress import Progress
     from evofeat.experiments.runner import reproduce as run_paper
 
@@ -1314,6 +1417,7 @@ def reproduce(
 
     cmd = f"evofeat reproduce {paper}{' --quick' if quick else ''} --out {folder}"
     try:
+        _check_data_folder()
         _check_writable(folder)  # before any cell runs
         n_workers(jobs)  # a bad --jobs is refused before the results store is made
         report = run_paper(
@@ -1333,15 +1437,89 @@ def reproduce(
         if bar is not None:
             bar.close()
         click.echo(
-            f"\ninterrupted: the finished cells are stored in {folder / 'results.sqlite'}; "
-            "the same command resumes",
+            f"\ninterrupted{_by_signal()}: the finished cells are stored in "
+            f"{folder / 'results.sqlite'}; rerun the same command to resume",
             err=True,
         )
-        sys.exit(130)
+        sys.exit(_interrupted_code())
+    except (WorkerDied, OSError, sqlite3.Error) as exc:  # a worker killed, a full disk
+        if bar is not None:
+            bar.close()
+        click.echo(f"error: {_what_failed(exc)}; {_kept_cells(folder)}", err=True)
+        sys.exit(1)
     finally:
         if bar is not None:
             bar.close()
     click.echo(f"report: {report}")
+    if not render_only and _say_skipped(paper, quick) and not quick:
+        sys.exit(3)
+
+
+def _check_data_folder() -> None:
+    """``$EVOFEAT_DATA``, when set, must be a folder (a typo would skip every large data set)."""
+    from evofeat.datasets.registry import ENV_VAR
+
+    where = os.environ.get(ENV_VAR)
+    if where and not Path(where).expanduser().is_dir():
+        raise InputError(
+            f"{ENV_VAR}={where} is not a folder",
+            expected="the folder that holds the data sets",
+            received=where,
+            fix=f"point {ENV_VAR} at the data folder, or unset it (`evofeat datasets` says "
+            "where each data set is found)",
+        )
+
+
+def _say_skipped(paper: str, quick: bool) -> int:
+    """Say on stderr how many of the paper's cells did not run for want of data; return that count."""
+    from evofeat.experiments import get_paper
+    from evofeat.experiments.finish import available_cells
+
+    chosen = get_paper(paper)
+    planned = chosen.cells(quick)
+    kept, skipped = available_cells(chosen, planned)
+    missing = len(planned) - len(kept)
+    if missing:
+        click.echo(
+            f"warning: {missing} of the {len(planned)} cells of this "
+            f"{'quick' if quick else 'full'} run did not run: their data is not here "
+            f"({len(skipped)} data set/table groups; the report lists each). "
+            f"`evofeat datasets download --paper {paper}` fetches what can be fetched; then "
+            "rerun the same command"
+            + ("" if quick else " (exit code 3: the reproduction is incomplete)"),
+            err=True,
+        )
+    return missing
+
+
+def _what_failed(exc: BaseException) -> str:
+    """One line for a failure that is not the input's: a worker's death, a full disk, an I/O error.
+
+    >>> import errno
+    >>> _what_failed(OSError(errno.ENOSPC, "No space left on device", "x/results.sqlite"))
+    'no space left on the disk (writing x/results.sqlite)'
+    """
+    import errno
+    import sqlite3
+
+    full = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+    if isinstance(exc, OSError) and exc.errno in full:
+        return "no space left on the disk" + (f" (writing {exc.filename})" if exc.filename else "")
+    if isinstance(exc, sqlite3.Error) and "full" in str(exc):
+        return f"no space left on the disk (the results store says: {exc})"
+    if isinstance(exc, OSError):
+        return f"cannot write: {exc.strerror or exc}" + (
+            f" ({exc.filename})" if exc.filename else ""
+        )
+    return str(exc)
+
+
+def _kept_cells(folder: Path) -> str:
+    """Where the finished cells are and how to go on (the store keeps every cell as it finishes)."""
+    return (
+        f"the cells that finished are stored in {folder / 'results.sqlite'}: "
+        "rerun the same command to resume (free some disk space first if it is full)"
+    )
 
 
 @main.command()

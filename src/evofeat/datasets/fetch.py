@@ -105,8 +105,17 @@ def _capped_downloader(timeout: float, max_bytes: int) -> Any:
     return download
 
 
-def _fetch(url: str, timeout: float, known_sha256: str | None, max_bytes: int) -> bytes:
-    """The bytes at ``url``, through pooch (retries, hash check, atomic temporary file)."""
+def _fetch(
+    url: str,
+    timeout: float,
+    known_sha256: str | None,
+    max_bytes: int,
+    target: Path | None = None,
+) -> bytes:
+    """The bytes at ``url``, through pooch (retries, hash check, atomic temporary file).
+
+    ``target``: where the file is stored, named in the message of a failed download.
+    """
     import pooch
 
     pooch.get_logger().setLevel("WARNING")
@@ -129,11 +138,41 @@ def _fetch(url: str, timeout: float, known_sha256: str | None, max_bytes: int) -
                 "nothing was written. Retry, or check the URL."
             ) from None
         except OSError as err:  # requests' errors (HTTP status, timeouts) are OSErrors
+            by_hand = (
+                f"place the file there by hand: {target}"
+                if target is not None
+                else "place the file by hand (see `evofeat datasets`)"
+            )
             raise DataNotFoundError(
-                f"could not fetch {url}: {err}. Check the network connection and the URL "
-                f"(tried {1 + RETRIES} times), or place the file by hand (see `evofeat datasets`)."
+                f"could not fetch {url}: {_network_failure(err, timeout)} (tried "
+                f"{1 + RETRIES} times). Check the network connection and the URL, or fetch the "
+                f"file another way and {by_hand} (a folder named by ${registry.ENV_VAR} is "
+                "searched first)."
             ) from None
         return Path(path).read_bytes()
+
+
+def _network_failure(err: OSError, timeout: float) -> str:
+    """What went wrong with a download, in one short phrase (not the HTTP library's exception text).
+
+    >>> _network_failure(TimeoutError(), 60.0)
+    'no answer within 60 s'
+    """
+    import requests
+
+    response = getattr(err, "response", None)
+    if isinstance(err, requests.HTTPError):
+        if response is None:
+            return str(err).splitlines()[0][:120] if str(err) else "an HTTP error"
+        return f"the server answered {response.status_code} {response.reason or ''}".rstrip()
+    if isinstance(err, requests.Timeout | TimeoutError):
+        return f"no answer within {timeout:g} s"
+    if isinstance(err, requests.ConnectionError):
+        host = urllib.parse.urlsplit(getattr(err.request, "url", "") or "").netloc
+        return (
+            f"cannot connect to {host or 'the server'} (no network, or the name does not resolve)"
+        )
+    return type(err).__name__
 
 
 _LIBSVM_LINE = re.compile(rb"^\s*[-+]?[0-9.eE+-]+(?:\s+[0-9]+:\S+)*\s*$")
@@ -227,17 +266,16 @@ def _is_valid(path: Path, rec: FileRecord) -> bool:
 
 
 def _write_atomic(target: Path, payload: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as fh:
+    """``target`` written whole or not at all (synced to the disk before it is moved in)."""
+    from evofeat._scratch import write_atomically
+
+    def write(tmp: Path) -> None:
+        with (tmp / target.name).open("wb") as fh:
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    write_atomically(target.parent, write)
 
 
 def download(
@@ -354,7 +392,7 @@ def download(
             continue
         assert u is not None
         known = rec.source_sha256 if url is None else None  # an override may serve any of 3 forms
-        raw = _fetch(u, timeout, known, cap)
+        raw = _fetch(u, timeout, known, cap, target)
         payloads.append((target, _verified_payload(rec, raw, u)))
         if not rec.verifiable:
             unverified.append(

@@ -120,12 +120,19 @@ def _repeats(results: Any) -> dict[str, tuple[int, int]]:
 
 
 def finish_report(
-    paper: Paper, results: Any, out: Path, quick: bool, skipped: list[tuple[str, str]]
+    paper: Paper,
+    results: Any,
+    out: Path,
+    quick: bool,
+    skipped: list[tuple[str, str]],
+    set_aside: tuple[int, int] = (0, 0),
 ) -> None:
     """Add the run, paired-test and comparison sections to ``out/report.md``; write comparison.csv.
 
     The run section goes right after the report's first paragraph (title and
-    regenerate line), the others at its end.
+    regenerate line), the others at its end. ``set_aside``: (cells set aside
+    for absent data, cells planned); a full run that set some aside is called
+    incomplete, not full.
     """
     from evofeat.report.compare import (
         comparison_section,
@@ -160,6 +167,15 @@ def finish_report(
         skipped,
         absent_paper_data(paper.name),
     )
+    if not quick and set_aside[0]:
+        run = run.replace(
+            "**Full run** of the protocol",
+            f"**Incomplete run**: {set_aside[0]} of the protocol's {set_aside[1]} cells did not "
+            "run "
+            "(their data is not here: see Skipped below), so this is not a full reproduction of "
+            "the protocol",
+            1,
+        )
     tail = [
         paired_section(paper.pairs(results)),
         comparison_section(rows, explanations),

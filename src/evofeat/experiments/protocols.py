@@ -213,13 +213,13 @@ def setting(protocol: str, dataset: str, learner: str, **override: Any) -> Setti
     >>> setting("nope", "german", "ofs")
     Traceback (most recent call last):
     ...
-    evofeat.base.errors.InputError: unknown protocol 'nope': expected one of ceofs, fesl, ofs, ofs-unit-norm, opid, stsd-authors, stsd-paper, stsd-published; fix: pick one of those (see evofeat.experiments.protocols)
+    evofeat.base.errors.InputError: unknown protocol 'nope': expected one of ceofs, fesl, ofs, ofs-unit-norm, opid, stsd-authors, stsd-paper, stsd-published; fix: pick one of those (`evofeat run --help` says what each is for)
     """
     if protocol not in PROTOCOLS:
         raise InputError(
             f"unknown protocol {protocol!r}",
             expected="one of " + ", ".join(sorted(PROTOCOLS)),
-            fix="pick one of those (see evofeat.experiments.protocols)",
+            fix="pick one of those (`evofeat run --help` says what each is for)",
         )
     make = PROTOCOLS[protocol][1]
     s: Setting = _call(make, dataset, learner) if isinstance(make, str) else make(dataset, learner)
@@ -369,4 +369,17 @@ def cli_setting(
         over["scenario"] = scenario
     if preprocess != "none":
         over["preprocess"] = preprocess
-    return setting(protocol, dataset, learner, **over)
+    chosen = setting(protocol, dataset, learner, **over)
+    from evofeat.registry import parameters
+
+    foreign = sorted(k for k in chosen.params if k not in parameters(learner) and k not in params)
+    if foreign:  # the protocol's settings are for other learners
+        raise InputError(
+            f"--protocol {protocol} does not fit {learner}: its settings include "
+            f"{', '.join(foreign)}, which {learner} does not take",
+            expected=f"a learner that the {protocol} protocol runs",
+            received=learner,
+            fix=f"drop --protocol and give {learner}'s settings as flags (--param K=V), or run "
+            f"one of the {protocol} protocol's learners",
+        )
+    return chosen

@@ -188,7 +188,8 @@ def _reproduce(
 ) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     store = ResultStore(out / "results.sqlite")
-    cells, skipped = available_cells(paper, paper.cells(quick))  # absent data: listed
+    planned = paper.cells(quick)
+    cells, skipped = available_cells(paper, planned)  # absent data: listed
     done = store.done_keys(paper.name)
     todo = [] if render_only else [c for c in cells if c.key not in done]
     total = len(cells)
@@ -202,7 +203,8 @@ def _reproduce(
             progress(finished, total)
     results = store.results(paper.name, cells)
     command = command or f"evofeat reproduce {paper.name}{' --quick' if quick else ''} --out {out}"
-    return _write_report_atomically(paper, results, out, command, quick, skipped)
+    not_run = (len(planned) - len(cells), len(planned))
+    return _write_report_atomically(paper, results, out, command, quick, skipped, not_run)
 
 
 def _write_report_atomically(
@@ -212,23 +214,14 @@ def _write_report_atomically(
     command: str,
     quick: bool = False,
     skipped: list[tuple[str, str]] | None = None,
+    not_run: tuple[int, int] = (0, 0),
 ) -> Path:
     """Write the report in a scratch folder, then move each file into ``out`` (report.md last)."""
-    import shutil
+    from evofeat._scratch import write_atomically
 
-    from evofeat._scratch import make_scratch
-
-    tmp = make_scratch(out, "report-")  # a killed run's leftover is removed here
-    try:
+    def write(tmp: Path) -> None:
         paper.write_report(results, tmp, command)
-        finish_report(paper, results, tmp, quick, skipped or [])
-        files = sorted(
-            (p for p in tmp.rglob("*") if p.is_file()), key=lambda p: p.name == "report.md"
-        )
-        for f in files:
-            dest = out / f.relative_to(tmp)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(f, dest)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        finish_report(paper, results, tmp, quick, skipped or [], not_run)
+
+    write_atomically(out, write, last="report.md", inside="report-")
     return out / "report.md"
