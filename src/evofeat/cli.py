@@ -1528,8 +1528,9 @@ def _kept_cells(folder: Path) -> str:
 def demo(out: str, repeats: int) -> None:
     """A small real experiment on bundled data: a table and a figure.
 
-    Four online learners on three bundled data sets as trapezoidal streams,
-    over --repeats row orders each (progress on stderr).
+    The majority-class rate, the recommended learner auto and the papers'
+    methods on three bundled data sets as trapezoidal streams, over --repeats
+    row orders each (progress on stderr).
     """
     from evofeat.demo import DEMO_DATASETS, DEMO_LEARNERS, run_demo
 
