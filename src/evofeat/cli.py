@@ -295,8 +295,8 @@ _DATA_OPTIONS = _options(
         required=True,
         help="Data set name, or a path to a .libsvm/.csv/.arff file or to JSON Lines "
         "(.jsonl: one object of features and a label a line, streamed), or - for standard "
-        "input: JSON Lines if its first character is '{', else LIBSVM (streamed; stderr says "
-        "which).",
+        "input: JSON Lines if its first non-blank character (after any byte-order mark) is '{', "
+        "else LIBSVM (streamed; stderr says which).",
     ),
     click.option(
         "--scenario",
@@ -354,7 +354,13 @@ _REPEAT_OPTIONS = _options(
         help="File of row orders (one per line) used instead of seeded permutations (online learners).",
     ),
     click.option(
-        "--jobs", default=1, show_default=True, type=int, help="Parallel repeats (-1: all cores)."
+        "--jobs",
+        default=1,
+        show_default=True,
+        type=int,
+        help="Parallel repeats (-1: all cores; never more workers than cores or repeats). One "
+        "process by default: a repeat of most data sets takes less time than starting a worker "
+        "(reproduce, whose cells are long, uses all cores by default).",
     ),
     click.option(
         "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
@@ -437,9 +443,10 @@ select=false runs no selector (the classifiers see every feature).
     default=None,
     help="Also write summary.json, repeats.csv and (online learners) the curve here: the "
     "mistake rate (the average loss for regressors), mean and ±1 std band over the repeats, "
-    "the scenario's stage boundaries; as CSV, PNG and SVG. Ctrl-C keeps the repeats that "
-    'finished: the folder is written with those (summary.json says "interrupted": true, '
-    "repeats_done and repeats_asked) and the command exits 130.",
+    "the scenario's stage boundaries; as CSV, PNG and SVG. Ctrl-C (or SIGTERM, SIGHUP) keeps "
+    "the repeats that finished: the folder is written with those (summary.json says "
+    '"interrupted": true, repeats_done and repeats_asked), stderr says how to run the rest, '
+    "and the command exits 130 (143, 129).",
 )
 def run(
     learner: str,
@@ -1158,7 +1165,13 @@ def _draw_curves(
     help="Parameter of one learner, e.g. stsd-i:C=0.1 (repeatable).",
 )
 @_DATA_OPTIONS
-@click.option("--repeats", default=10, show_default=True, type=click.IntRange(2))
+@click.option(
+    "--repeats",
+    default=10,
+    show_default=True,
+    type=click.IntRange(2),
+    help="Repeats per learner: at least 2, as the paired tests need them (run's default is 1).",
+)
 @_REPEAT_OPTIONS
 @click.option(
     "--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True)
@@ -1378,7 +1391,11 @@ def _write_compare(result: dict[str, Any], frames: dict[str, Any], tmp: Path) ->
     help="Output folder (default: reports/PAPER or reports/PAPER-quick).",
 )
 @click.option(
-    "--jobs", default=-1, show_default=True, type=int, help="Parallel cells (-1: all cores)."
+    "--jobs",
+    default=-1,
+    show_default=True,
+    type=int,
+    help="Parallel cells (-1: all cores; never more workers than cores or cells).",
 )
 @click.option(
     "--scheduler",
