@@ -27,6 +27,7 @@ from evofeat.registry import ONLINE, make
 from evofeat.streams import Stream, evolvable, haphazard, trapezoidal
 from evofeat.testing import synthetic_stream_data
 from oracle import adaptive as oada
+from oracle import auto as oauto
 from oracle import fesl as ofesl
 from oracle import nag as onag
 from oracle import ofs as oofs
@@ -302,6 +303,8 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         {"n_classes": 3},
         lambda X, y: ostsd.stsd_multiclass(X, y, 3, radius=math.inf, budget=1.0),
     ),
+    ("auto", {}, oauto.auto),  # the default members, mixed by their log loss
+    ("auto", {"share": True}, lambda X, y: oauto.auto(X, y, share=True)),
 ]
 
 
