@@ -27,6 +27,7 @@ from evofeat.registry import ONLINE, make
 from evofeat.streams import Stream, evolvable, haphazard, trapezoidal
 from evofeat.testing import synthetic_stream_data
 from oracle import adaptive as oada
+from oracle import auto as oauto
 from oracle import fesl as ofesl
 from oracle import nag as onag
 from oracle import ofs as oofs
@@ -302,6 +303,8 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         {"n_classes": 3},
         lambda X, y: ostsd.stsd_multiclass(X, y, 3, radius=math.inf, budget=1.0),
     ),
+    ("auto", {}, oauto.auto),  # the default members, mixed by their log loss
+    ("auto", {"share": True}, lambda X, y: oauto.auto(X, y, share=True)),
 ]
 
 
@@ -389,6 +392,61 @@ def test_ofs_cases_truncate_and_project(scenario: str) -> None:
     assert (oofs.ofs(X, y, budget=0.3, radius=1e9)[0] != labels).sum() >= 3
     assert (oofs.ofs(X, y, budget=1.0, radius=0.8)[0] != labels).sum() >= 3
     assert max(np.linalg.norm(w) for w in history) == pytest.approx(0.8)
+
+
+_AUTO_MEMBERS = (
+    "nag",
+    "online-zscore+ftrl",
+    "online-zscore+nag",
+    "online-quantile+ftrl",
+    "online-quantile+nag",
+)  # oracle.auto.DEFAULT_MEMBERS, in its order
+
+
+@pytest.mark.parametrize("scenario", list(STREAMS))
+def test_auto_members_match_oracle(scenario: str) -> None:
+    """Each of auto's members alone against its oracle on the oracle's scaled rows (so a member
+    the mixture weighs down cannot hide), and the scalings change the scores."""
+    s = STREAMS[scenario]
+    X, y = dense(s), s.y.astype(float)
+    want = oauto.member_scores(X, y)
+    for spec, scores in zip(_AUTO_MEMBERS, want, strict=True):
+        got = prequential(make(spec), s, keep_predictions=True).scores
+        assert got is not None
+        err = np.abs(got - scores) / np.maximum(1.0, np.abs(scores))
+        assert err.max() <= 1e-12, f"{spec}: scores differ by {err.max():.3g}"
+    raw_ftrl = oada.ftrl(X, y, fit_intercept=True)[1]
+    for a, b in ((want[0], want[2]), (want[0], want[4]), (want[2], want[4]), (raw_ftrl, want[1])):
+        assert np.abs(a - b).max() > 0.1, "a scaling changes no score"
+
+
+def test_auto_members_match_oracle_on_ties_and_constants() -> None:
+    """The scalings' edge rules: ties (mid-ranks), a constant feature (sd 0: scaled to 0), a
+    feature first seen mid-stream, absent values (not counted), a window that binds."""
+    rng = np.random.default_rng(7)
+    X = rng.integers(-2, 3, size=(150, 4)).astype(float)
+    X[:, 1] = 3.0
+    X[:40, 3] = np.nan
+    X[rng.random(X.shape) < 0.2] = np.nan
+    y = np.where(rng.random(150) < 0.5, 1.0, -1.0)
+    s = Stream.from_dense(X, y, ["a", "b", "c", "d"])
+    want = oauto.member_scores(dense(s), y, window=100)
+    for spec, scores in zip(_AUTO_MEMBERS, want, strict=True):
+        got = prequential(make(spec), s, keep_predictions=True).scores
+        assert got is not None
+        err = np.abs(got - scores) / np.maximum(1.0, np.abs(scores))
+        assert err.max() <= 1e-12, f"{spec}: scores differ by {err.max():.3g}"
+
+
+def test_auto_cases_mix() -> None:
+    """The mixture is none of its members, its weights move, and the share changes its scores."""
+    s = STREAMS["evolvable"]
+    X, y = dense(s), s.y.astype(float)
+    members = oauto.member_scores(X, y)
+    plain = oauto.mixture(members, y)
+    for m in members:
+        assert np.abs(plain - m).max() > 0.05
+    assert np.abs(plain - oauto.mixture(members, y, share=True)).max() > 0.05
 
 
 def test_fesl_cases_switch_and_mix() -> None:
