@@ -138,9 +138,21 @@ def test_noncanonical_csr_learns_what_its_canonical_form_learns(
             return
         _same_model(got, want)
         # the array path in a Stream
-        stream = Stream.full(X, y, [f"f{j}" for j in range(X.shape[1])], task=got.task)
+        names = [f"f{j}" for j in range(X.shape[1])]
+        stream = Stream.full(X, y, names, task=got.task)
         prequential(arr := _learner(name), stream, continues=True)
-        _same_model(arr, want)
+        if getattr(arr, "_zeros_matter", False):
+            # learn_many gives such a learner (online scaling) a sparse batch's unstored zeros
+            # as values, a Stream only its stored entries (OnlineScaled's documented limit):
+            # here the non-canonical Stream must learn what the canonical Stream learns
+            prequential(
+                ref := _learner(name),
+                Stream.full(_summed(X), y, names, task=got.task),
+                continues=True,
+            )
+            _same_model(arr, ref)
+        else:
+            _same_model(arr, want)
         assert got.predict_many(X).tolist() == want.predict_many(_summed(X)).tolist()
         # the dict path: every column a key (as learn_many reads a sparse row), bit for bit what
         # the dense array of the same rows learns and predicts
