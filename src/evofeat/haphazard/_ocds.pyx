@@ -9,7 +9,7 @@ from libc.stdlib cimport free, malloc, qsort
 
 from evofeat._core.core cimport Core
 from evofeat._core.rng cimport draw_uniform
-from evofeat._core.safe cimport sign_label
+from evofeat._core.safe cimport saturate, sign_label
 from evofeat.haphazard._order cimport Entry, by_key_desc
 
 #: ``rule`` codes
@@ -20,6 +20,16 @@ cdef double PKG_EPS = 1e-12
 cdef double PKG_CLIP = 1e3
 cdef double PKG_MIN_NORM = 1e-8
 cdef double LN2 = 0.6931471805599453
+
+
+cdef inline double _mul(double a, double b) noexcept nogil:
+    """``a b`` saturated at +-MAX (every operand is finite, so nothing becomes NaN)."""
+    return saturate(a * b)
+
+
+cdef inline double _add(double a, double b) noexcept nogil:
+    """``a + b`` saturated at +-MAX."""
+    return saturate(a + b)
 
 
 cdef inline double _log2_loss(double m) noexcept nogil:
@@ -74,7 +84,7 @@ cdef class OCDSCore(Core):
         cdef Py_ssize_t d = self.w.shape[0], j, k, at = 0, dt = 0
         cdef double s, a = 0.0, b = 0.0
         for k in range(n):
-            a += w[idx[k]] * val[k]
+            a = _add(a, _mul(w[idx[k]], val[k]))
             if seen[idx[k]] != 0.0:
                 dt += 1
         for j in range(d):
@@ -84,7 +94,7 @@ cdef class OCDSCore(Core):
                 continue
             s = 0.0
             for k in range(n):
-                s += self.G[idx[k], j] * val[k]
+                s = _add(s, _mul(self.G[idx[k], j], val[k]))
             s = s / dt
             if psi != NULL:
                 psi[j] = s
@@ -92,7 +102,7 @@ cdef class OCDSCore(Core):
                 at += 1
             if at < n and idx[at] == j:
                 continue  # observed: not reconstructed
-            b += w[j] * s
+            b = _add(b, _mul(w[j], s))
         so[0] = a
         sr[0] = b
 
@@ -103,7 +113,7 @@ cdef class OCDSCore(Core):
             label[0] = sign_label(0.0)
             return 0.0
         self.parts(idx, val, n, NULL, &so, &sr)
-        cdef double s = self.p * so + (1.0 - self.p) * sr
+        cdef double s = _add(self.p * so, (1.0 - self.p) * sr)
         label[0] = sign_label(s)
         return s
 
@@ -189,14 +199,14 @@ cdef class OCDSCore(Core):
         self.add_features(idx, n)
         self.parts(idx, val, n, psi, &so, &sr)
         # the two parts' losses and their weights
-        self.L_obs += _log2_loss(y * so)
-        self.L_rec += _log2_loss(y * sr)
+        self.L_obs = _add(self.L_obs, _log2_loss(y * so))
+        self.L_rec = _add(self.L_rec, _log2_loss(y * sr))
         self.mix()
         # the classifier on the reconstructed row: squared loss, L1 and graph regularisers
         r = y
         for j in range(d):
             if seen[j] != 0.0:
-                r -= w[j] * psi[j]
+                r = _add(r, -_mul(w[j], psi[j]))
         step = self.tau if self.tau > 0.0 else 1.0 / sqrt(<double>self.T)
         c = -2.0 / n if self.rule == RULE_PACKAGE else -2.0
         # the package's L1 weight is its lamda, beta1 + beta2 / 2 in the review's terms
@@ -209,10 +219,11 @@ cdef class OCDSCore(Core):
             lw = 0.0
             for i in range(d):
                 if seen[i] != 0.0:
-                    a = 0.5 * (self.G[j, i] + self.G[i, j])
-                    deg += a
-                    lw += a * w[i]
-            g = c * r * psi[j] + l1 * _sign(w[j]) + 2.0 * self.beta2 * (deg * w[j] - lw)
+                    a = 0.5 * self.G[j, i] + 0.5 * self.G[i, j]  # no overflow at MAX
+                    deg = _add(deg, a)
+                    lw = _add(lw, _mul(a, w[i]))
+            g = _add(_add(_mul(_mul(c, r), psi[j]), l1 * _sign(w[j])),
+                     _mul(2.0 * self.beta2, _add(_mul(deg, w[j]), -lw)))
             if self.rule == RULE_PACKAGE:
                 g = _clip(g, -PKG_CLIP, PKG_CLIP)
             gw[j] = g
@@ -220,7 +231,7 @@ cdef class OCDSCore(Core):
         if self.rule != RULE_PACKAGE:
             self.learn_graph(idx, val, n, psi, r, step)
         for j in range(d):
-            w[j] -= step * gw[j]
+            w[j] = _add(w[j], -_mul(step, gw[j]))
         if self.rule == RULE_PACKAGE:
             norm = 0.0
             for j in range(d):
@@ -250,11 +261,11 @@ cdef class OCDSCore(Core):
             for j in range(d):
                 if seen[j] == 0.0:
                     continue
-                g = (-2.0 / n) * r * val[k] * w[j]
+                g = _mul(_mul(_mul(-2.0 / n, r), val[k]), w[j])
                 while at < n and idx[at] < j:
                     at += 1
                 if at < n and idx[at] == j:
-                    g += (-2.0 * self.alpha / n) * val[k] * (val[at] - psi[j])
+                    g = _add(g, _mul(_mul(-2.0 * self.alpha / n, val[k]), _add(val[at], -psi[j])))
                 if self.rule == RULE_PACKAGE:
                     g = _clip(g, -PKG_CLIP, PKG_CLIP)
                     gp = g if g > 0.0 else 0.0
@@ -262,12 +273,12 @@ cdef class OCDSCore(Core):
                     ratio = _clip((gn + PKG_EPS) / (gp + PKG_EPS), 1e-3, 1e3)
                     self.G[row, j] = _clip(self.G[row, j] * ratio, 0.0, 1e6)
                 else:
-                    self.G[row, j] = max(0.0, self.G[row, j] - step * g)
+                    self.G[row, j] = max(0.0, _add(self.G[row, j], -_mul(step, g)))
             if self.rule == RULE_PACKAGE:
                 norm = 0.0
                 for j in range(d):
                     if seen[j] != 0.0:
-                        norm += self.G[row, j] * self.G[row, j]
+                        norm = _add(norm, _mul(self.G[row, j], self.G[row, j]))
                 if sqrt(norm) + PKG_EPS < PKG_MIN_NORM:
                     for j in range(d):
                         if seen[j] != 0.0:

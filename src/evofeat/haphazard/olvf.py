@@ -103,6 +103,9 @@ class OLVF(OnlineLearner):
     """
 
     per_feature = ("w", "wbar", "seen")
+    #: A present zero is a value: it is part of the row's feature space (a sparse batch's
+    #: unstored entries reach the learner as zeros).
+    _zeros_matter = True
 
     #: What a model file must satisfy (evofeat.io): the fields the parameters set.
     _state_spec = StateSpec(
