@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 from pathlib import Path
 from typing import Any
@@ -134,3 +135,21 @@ def test_model_file_and_pickle_continue_identically(rule: str, tmp_path: Path) -
 def test_bad_parameters_say_what_to_pass(params: dict[str, Any]) -> None:
     with pytest.raises(InputError, match="fix: pass"):
         OLVF(**params).learn_one({"a": 1.0}, 1)
+
+
+def test_package_rule_gives_the_package_predictions() -> None:
+    """The package's own predictions (tests/data/olvf_package_predictions.py made them with
+    haphazard 1.2.8), on every row where the package does not predict at random."""
+    data = np.load(Path(__file__).parent / "data" / "olvf_package_predictions.npz")
+    X, y = data["X"], np.where(data["y"] == 1, 1, -1)
+    present = ~np.isnan(X)
+    seen_before = np.cumsum(present, axis=0) - present > 0
+    random_rows = ~np.any(seen_before & present, axis=1)
+    for i, params in enumerate(json.loads(str(data["params"]))):
+        res = prequential(
+            OLVF(**params, rule="package"),
+            Stream.from_dense(X, y, task="binary"),
+            keep_predictions=True,
+        )
+        ours = (np.asarray(res.labels) == 1).astype(np.int64)
+        assert np.array_equal(ours[~random_rows], data[f"pred_{i}"][~random_rows]), params
