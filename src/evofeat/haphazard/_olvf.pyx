@@ -124,7 +124,7 @@ cdef class OLVFCore(Core):
             return
         cdef double* seen = &self.seen[0]
         for j in range(d):
-            if seen[j] != 0.0:
+            if seen[j] != 0.0 and i < m:  # (i < m: a state whose n_seen undercounts stays safe)
                 # the paper keeps the largest magnitudes; the package zeroes the largest values
                 buf[i].key = v[j] if self.rule == RULE_PACKAGE else fabs(v[j])
                 buf[i].col = j
