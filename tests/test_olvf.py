@@ -153,3 +153,16 @@ def test_package_rule_gives_the_package_predictions() -> None:
         )
         ours = (np.asarray(res.labels) == 1).astype(np.int64)
         assert np.array_equal(ours[~random_rows], data[f"pred_{i}"][~random_rows]), params
+
+
+def test_a_state_that_undercounts_its_seen_features_is_learned_safely(tmp_path: Path) -> None:
+    """A model file whose n_seen is below its seen flags (tampered): truncation stays in bounds."""
+    model = OLVF(B=0.5)
+    for i in range(20):
+        model.learn_one({"a": float(i % 3), "b": 1.0, i % 4: 2.0}, 1 if i % 2 else -1)
+    model._state.n_seen = 2
+    io.save(model, tmp_path / "olvf.evofeat")
+    loaded = io.load(tmp_path / "olvf.evofeat")
+    for i in range(50):
+        loaded.learn_one({"a": 1.0, "b": 2.0, "c": float(i)}, 1)
+    assert loaded.n_learned_ == 70 and np.isfinite(np.asarray(loaded._state.w)).all()
