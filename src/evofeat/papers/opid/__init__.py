@@ -323,21 +323,7 @@ _PAPER_WTL = "; ".join(
 
 _INTRO = text("opid", "intro.md")
 #: The MNIST bullet: the test split alone (cut C-stage), or train + test (the paper's rows).
-_MNIST = {
-    False: """- **MNIST**: only the official 10,000-image test split is here (`evofeat datasets download
-  mnist-full` adds the training split; the MNIST cells then run on train + test with the paper's
-  C-stage rows). The C-stage is cut from 3200 to 960 rows (0 vs 5) and from 4800 to 1440 rows
-  (0 vs 3 vs 5), the largest multiple of every n_i that leaves rows of each class for the largest
-  E-stage; the E-stage sizes n_i are the paper's. The paper keeps 455 and 489 pixels (its rule is
-  not stated); we keep the pixels that are not constant over the chosen digits (549 and 581) and
-  split them in quarters as the paper does.
-""",
-    True: """- **MNIST**: train and test splits joined (`mnist-full`, 70,000 images, as the paper), with the
-  paper's C-stage rows (3200 for 0 vs 5, 4800 for 0 vs 3 vs 5) and E-stage sizes n_i. The paper
-  keeps 455 and 489 pixels (its rule is not stated); we keep the pixels that are not constant over
-  the chosen digits (see Table 1) and split them in quarters as the paper does.
-""",
-}
+_MNIST = {False: text("opid", "mnist_test_split.md"), True: text("opid", "mnist_full.md")}
 
 _CHOICES = text("opid", "choices.md")
 

@@ -240,19 +240,9 @@ def _schedule(view: View) -> str:
         return ""
     closer, n4, n10 = _schedule_counts(rows)
     head = ["data", "algorithm", "B", "paper", "code, 10 stages", "Δ/σ", "code, 4 stages", "Δ/σ"]
-    return f"""## Which schedule made the published numbers?
-
-The drivers run STSD, STSD-I, STSD-II and STSD-I-rand on 10 stages and only
-STSD-I-all and STSD-I-per on 4 (0.1, 0.4, 0.7, 1.0), but the german cells
-come out exactly with 4 stages for every algorithm. The same code on 4
-stages everywhere (C as in the drivers) against the drivers' 10 stages,
-on the other data sets: 4 stages is closer to the paper in
-**{closer} of {len(rows)}** cells; {n4} of them are within 1σ on 4 stages,
-{n10} on 10 stages. The tables' "original code" columns keep the drivers' schedule; their
-"published settings" columns run 4 stages with C per data set.
-
-{markdown_table(rows, head)}
-"""
+    return text("stsd", "schedule.md").format(
+        closer=closer, n_rows=len(rows), n4=n4, n10=n10, table=markdown_table(rows, head)
+    )
 
 
 def _german(view: View) -> str:
@@ -293,21 +283,9 @@ def _german(view: View) -> str:
         "cell is judged."
     )
     head = ["table", "algorithm", "B", "paper", "ours (original code)", "exact"]
-    return f"""## German with the authors' code: exact reproduction
-
-The authors' german file, their 20 row orders and the rules of their MATLAB
-release (z-score twice, unit rows; 4 stages of 0.1, 0.4, 0.7 and 1.0 of the
-features for every algorithm; C = 0.01; radius 1/sqrt(0.001); an update when
-y f <= 1; steps with ||x||; round(B d) weights kept). {outcome}
-
-{markdown_table(rows, head)}
-
-- STSD-I-rand draws random subsets: MATLAB's random stream cannot be
-  replayed, so its cells can only agree statistically.
-- A mean that ends in 5 in the second decimal (e.g. 7373 / 20 = 368.65) is
-  printed rounded half up (368.7); we count it as exact.
-- STSD-I at B = 0.8: {b08}. {typo}
-"""
+    return text("stsd", "german.md").format(
+        outcome=outcome, table=markdown_table(rows, head), b08=b08, typo=typo
+    )
 
 
 def _data(view: View) -> str:
