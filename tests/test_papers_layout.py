@@ -71,3 +71,23 @@ def test_a_paper_declaration_keeps_its_prose_in_markdown() -> None:
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
                 value = node.value.value
                 assert not (isinstance(value, str) and len(value) > 300), (name, node.lineno)
+
+
+def test_each_papers_adaptive_cells_equal_the_investigations_output() -> None:
+    """A stale copy fails: rerun ``split_adaptive`` on the investigation's file after it changes."""
+    whole = SRC.parents[1] / "docs" / "reports" / "investigations" / "adaptive_variants.json"
+    if not whole.is_file():
+        pytest.skip(f"not a source checkout: no {whole}")
+    data = json.loads(whole.read_text(encoding="utf-8"))
+    fix = (
+        f"run `python -c \"from evofeat.papers import split_adaptive; split_adaptive('{whole}')\"`"
+    )
+    for name in NAMES:
+        cells = [c for c in data["cells"] if c["paper"] == name]
+        if not cells:
+            with pytest.raises(KeyError):
+                text(name, "adaptive.json")
+            continue
+        assert json.loads(text(name, "adaptive.json")) == {"meta": data["meta"], "cells": cells}, (
+            fix
+        )
