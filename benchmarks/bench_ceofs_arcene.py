@@ -21,7 +21,7 @@ import numpy as np
 import scipy
 
 from evofeat.datasets import load
-from evofeat.experiments.ceofs import measure_group_construction
+from evofeat.papers.ceofs import measure_group_construction
 from evofeat.report import markdown_table
 
 OUT = Path(__file__).resolve().parent / "results" / "ceofs_arcene.md"

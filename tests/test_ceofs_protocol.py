@@ -1,6 +1,6 @@
 """Every CEOFS Table 2 row is one command: ``evofeat run --protocol ceofs`` gives the row's numbers.
 
-The report's cells run through :func:`evofeat.experiments.ceofs` runners (what ``evofeat
+The report's cells run through :func:`evofeat.papers.ceofs` runners (what ``evofeat
 reproduce ceofs`` stores); the command the report prints beside a row runs through the CLI and
 the feature-stream evaluation of :mod:`evofeat.evaluate.batch`. Both must give the same per-fold
 accuracies of both classifiers and the same features kept, bit for bit, repeat by repeat (times
@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from conftest import requires_data
 from evofeat._parallel import one_blas_thread
 from evofeat.cli import main
-from evofeat.experiments import ceofs
 from evofeat.experiments.base import Cell
+from evofeat.papers import ceofs
 from evofeat.report.paper import ANY, View
 
 _METRICS = {"svm_rbf_folds": "accuracy_svm", "knn3_folds": "accuracy_knn3",
@@ -101,7 +101,7 @@ def test_a_figure4_point_is_a_fresh_run_at_its_threshold() -> None:
 def test_the_protocol_settings() -> None:
     s = ceofs.protocol_setting("colon", "saola")
     assert (s.scenario, s.params, s.loader) == ("feature-stream", {"test": "fisher-z"},
-                                                "evofeat.experiments.ceofs:dataset")  # fmt: skip
+                                                "evofeat.papers.ceofs:dataset")  # fmt: skip
     assert s.scenario_params == {"historical_fraction": 0.8, "folds": 10,
                                  "classifier": ["svm", "knn3"]}  # fmt: skip
     assert ceofs.protocol_setting("colon", "alpha-investing").params == {}

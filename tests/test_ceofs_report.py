@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 from evofeat.experiments.base import Cell
-from evofeat.experiments.ceofs import PAPER
 from evofeat.experiments.store import ResultStore
+from evofeat.papers.ceofs import PAPER
 from evofeat.report import mean_std
 
 

@@ -217,7 +217,7 @@ def test_signed_verdicts_and_table_subsets_render(tmp_path: Path) -> None:
 def test_incdec_defaults_are_the_opid_papers_table1_rows() -> None:
     """The evaluation layer's copy of OPID's Table 1 rows (it imports no experiment) agrees."""
     from evofeat.evaluate.batch import INCDEC_PAPER
-    from evofeat.experiments.opid import SETTINGS
+    from evofeat.papers.opid import SETTINGS
 
     whole = {k for k, s in SETTINGS.items() if s.source == k and s.classes is None}
     assert set(INCDEC_PAPER) == whole

@@ -309,7 +309,7 @@ def test_cli_run_on_the_evolvable_scenario() -> None:
 def test_protocol_cells_and_report(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import pandas as pd
 
-    from evofeat.experiments.fesl import PAPER
+    from evofeat.papers.fesl import PAPER
 
     cells = [
         c

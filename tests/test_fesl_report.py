@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evofeat.experiments.fesl import METHODS, OVERLAP, PAPER
+from evofeat.papers.fesl import METHODS, OVERLAP, PAPER
 from evofeat.report.paper import Search, View
 
 

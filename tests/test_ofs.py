@@ -290,7 +290,7 @@ def test_bad_parameters(params: dict, word: str) -> None:
 def test_mutual_information_matches_scikit_learn() -> None:
     from sklearn.metrics import mutual_info_score
 
-    from evofeat.experiments.ofs import mrmr_order, mutual_information
+    from evofeat.papers.ofs import mrmr_order, mutual_information
 
     rng = np.random.default_rng(0)
     a, B = rng.integers(0, 2, 40), rng.integers(0, 3, (40, 30))
@@ -302,7 +302,7 @@ def test_mutual_information_matches_scikit_learn() -> None:
 
 
 def test_experiment_cells_and_empty_report(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from evofeat.experiments.ofs import PAPER
+    from evofeat.papers.ofs import PAPER
 
     tables = {c.table for c in PAPER.cells(quick=True)}
     assert tables == {"table2", "figure2", "table4", "table5", "table8"}
@@ -319,7 +319,7 @@ def test_experiment_cells_and_empty_report(tmp_path) -> None:  # type: ignore[no
 @requires_data("colon")
 def test_experiment_cells_run() -> None:
     from evofeat.experiments.base import Cell
-    from evofeat.experiments.ofs import PAPER
+    from evofeat.papers.ofs import PAPER
 
     res = PAPER.run_cell(
         Cell("table4", "colon", "ofs", {"budget": 0.02, "preprocess": "zscore+unit-norm"}, 0)

@@ -284,7 +284,7 @@ def test_incdec_rows_and_columns() -> None:
 
 def test_opide_beats_the_e_stage_baselines_on_dna() -> None:
     """DNA is bundled: at n_i = 60 the C-stage lifts accuracy well above SVM and SVM(a)."""
-    from evofeat.experiments.opid import PAPER
+    from evofeat.papers.opid import PAPER
 
     acc = {
         m: [PAPER.run_cell(Cell("table2", "dna", m, {"n_i": 60}, r))["accuracy"] for r in range(2)]
@@ -296,7 +296,7 @@ def test_opide_beats_the_e_stage_baselines_on_dna() -> None:
 
 @requires_data("usps")
 def test_usps_setting_runs() -> None:
-    from evofeat.experiments.opid import PAPER
+    from evofeat.papers.opid import PAPER
 
     cell = Cell("figure2", "usps0vs5", "opid", {"n_i": 20}, 0)
     out = PAPER.run_cell(cell)
@@ -307,7 +307,7 @@ def test_usps_setting_runs() -> None:
 
 def test_cells_and_report(tmp_path) -> None:
     """The declared report: paper beside ours, our paired-test marks, the paper's own outcomes."""
-    from evofeat.experiments.opid import METHODS, PAPER
+    from evofeat.papers.opid import METHODS, PAPER
 
     quick = PAPER.cells(quick=True)
     assert {c.dataset for c in quick} == {"dna", "splice"} and {c.repeat for c in quick} == {0, 1}

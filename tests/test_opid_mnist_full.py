@@ -15,8 +15,9 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from evofeat.datasets import registry
-from evofeat.experiments import opid, protocols
+from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
+from evofeat.papers import opid
 from evofeat.report.paper import View
 
 

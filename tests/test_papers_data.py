@@ -31,12 +31,11 @@ from evofeat.datasets import (
 )
 from evofeat.datasets.errors import UnverifiedDownloadWarning
 from evofeat.datasets.registry import get_entry, how_to_get, status
+from evofeat.papers import NAMES
+from evofeat.report.published import published as published_cells
 
 PUBLIC = {"codrna", "gisette", "gisette-train", "sensit-vehicle", "protein"}
 NOT_PUBLIC = {"kddcup08", "cifar10-ofs", "rfid"}
-PUBLISHED = (
-    Path(__file__).resolve().parents[1] / "src" / "evofeat" / "experiments" / "published.json"
-)
 
 
 def _libsvm(rows: int, d: int, labels: tuple[int, ...] = (-1, 1)) -> bytes:
@@ -73,7 +72,7 @@ def test_every_missing_set_of_the_brief_is_registered_with_the_tables_that_need_
 
 
 def test_the_registered_shapes_are_the_papers() -> None:
-    published = json.loads(PUBLISHED.read_text())
+    published = {p: published_cells(p) for p in NAMES}
     big = {r["dataset"]: (r["instances"], r["dimension"]) for r in published["ofs"]["table7"]}
     assert (get_entry("codrna").n_rows, get_entry("codrna").n_features) == big["codrna"]
     assert (get_entry("kddcup08").n_rows, get_entry("kddcup08").n_features) == big["KDDCUP08"]
@@ -301,7 +300,7 @@ def test_the_names_the_papers_print_resolve() -> None:
 
 def test_every_set_the_published_tables_name_is_registered_for_that_paper() -> None:
     """used_by (catalog.json and papers_data.json) against published.json's tables."""
-    published = json.loads(PUBLISHED.read_text())
+    published = {p: published_cells(p) for p in NAMES}
     unregistered = {"Urban"}  # CEOFS: no source confirmed (docs/papers/data.md)
     binary = {"covtype": "covtype-binary"}  # OFS Table 8 runs LIBSVM's covtype.binary
     checked = 0

@@ -8,10 +8,10 @@ import pytest
 
 from conftest import requires_data
 from evofeat.experiments import Cell, cell, protocols
-from evofeat.experiments.fesl import _row_command
-from evofeat.experiments.ofs import _Z, _command
-from evofeat.experiments.ofs import _published as ofs_published
 from evofeat.experiments.spec import Published
+from evofeat.papers.fesl import _row_command
+from evofeat.papers.ofs import _Z, _command
+from evofeat.papers.ofs import _published as ofs_published
 
 
 def test_every_ofs_table5_cell_names_a_command_that_reruns_it() -> None:

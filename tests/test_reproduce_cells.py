@@ -78,7 +78,7 @@ def test_a_cell_and_its_command_give_the_same_numbers(paper: str, cell: Cell | N
 
     p = get_paper(paper)
     if cell is None:
-        from evofeat.experiments.stsd import setting
+        from evofeat.papers.stsd import setting
 
         cell = Cell(
             "table3", "svmguide3", "stsd-i", setting("svmguide3", "stsd-i", "original-code", 0.2)

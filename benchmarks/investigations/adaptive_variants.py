@@ -280,16 +280,14 @@ def ofs_cells(runs: Runs, repeats: int) -> list[dict[str, Any]]:
 
 def fesl_cells(runs: Runs, repeats: int) -> list[dict[str, Any]]:
     """Table 2's synthetic cells at the report's c (B = 10, T1 = n/2, seeds 0..repeats-1)."""
-    from evofeat.experiments import fesl
+    from evofeat.papers import fesl
 
     out = []
     for rec in published("fesl")["table2"]:
         ds = rec["dataset"]
         if rec["group"] != "synthetic":
             continue
-        n = protocols.load_setting(
-            ds, None, None, "none", "evofeat.experiments.fesl:dataset"
-        ).n_rows
+        n = protocols.load_setting(ds, None, None, "none", "evofeat.papers.fesl:dataset").n_rows
         where = {
             "paper": "fesl",
             "table": "table2",
@@ -335,7 +333,7 @@ def _fesl_search(runs: Runs, ds: str, base: dict[str, Any], variant: dict[str, A
     The best mean accuracy over the five methods and the held-out search runs
     (seed SEARCH_SEED + r, never a reported run), c in the paper's grid; ties: the smaller c.
     """
-    from evofeat.experiments import fesl
+    from evofeat.papers import fesl
 
     means = []
     for c in fesl.C_GRID:

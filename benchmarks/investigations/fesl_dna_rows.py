@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from evofeat.evaluate import run_once
-from evofeat.experiments import fesl
+from evofeat.papers import fesl
 from evofeat.report.tables import band, diff_in_std
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "reports" / "investigations"

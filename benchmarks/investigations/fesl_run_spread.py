@@ -24,7 +24,7 @@ import numpy as np
 
 from evofeat.evaluate import run_once
 from evofeat.experiments import protocols
-from evofeat.experiments.fesl import _params
+from evofeat.papers.fesl import _params
 from evofeat.streams import permutation
 
 ROOT = Path(__file__).resolve().parents[2]

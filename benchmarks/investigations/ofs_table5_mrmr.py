@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--repeats", type=int, default=10, help="permutations (the paper: 20)")
     args = ap.parse_args(argv)
-    from evofeat.experiments.ofs import mrmr_order  # our mRMR as the reproduction uses it
+    from evofeat.papers.ofs import mrmr_order  # our mRMR as the reproduction uses it
 
     ds = load("colon")
     raw = np.asarray(ds.X, dtype=np.float64)

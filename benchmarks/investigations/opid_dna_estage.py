@@ -31,8 +31,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from evofeat.evaluate.batch import _incdec_diagnostic
-from evofeat.experiments import opid as exp
 from evofeat.onepass import make_learner, run_incdec
+from evofeat.papers import opid as exp
 from evofeat.streams.incdec import incdec
 
 #: The paper's OPID on DNA (mean, std) at each n_i the investigation runs.

@@ -54,8 +54,8 @@ from scipy.stats import spearmanr
 
 from evofeat.datasets import load, preprocess
 from evofeat.evaluate import batch
-from evofeat.experiments import opid as exp
 from evofeat.onepass import make_learner, run_incdec
+from evofeat.papers import opid as exp
 from evofeat.report import published
 from evofeat.streams.incdec import IncDec, incdec
 

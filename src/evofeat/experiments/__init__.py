@@ -5,17 +5,12 @@ from __future__ import annotations
 import importlib
 
 from evofeat.experiments.base import Cell, Paper
+from evofeat.papers import NAMES
 
 __all__ = ["PAPERS", "Cell", "Paper", "get_paper"]
 
 #: paper name -> "module:attribute" of its :class:`Paper` instance (imported lazily).
-PAPERS: dict[str, str] = {
-    "stsd": "evofeat.experiments.stsd:PAPER",
-    "ofs": "evofeat.experiments.ofs:PAPER",
-    "fesl": "evofeat.experiments.fesl:PAPER",
-    "opid": "evofeat.experiments.opid:PAPER",
-    "ceofs": "evofeat.experiments.ceofs:PAPER",
-}
+PAPERS: dict[str, str] = {name: f"evofeat.papers.{name}:PAPER" for name in NAMES}
 
 
 def get_paper(name: str) -> Paper:

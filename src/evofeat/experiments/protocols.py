@@ -33,7 +33,7 @@ overrides the protocol's value.
 ``ofs-unit-norm``
     The same with unit rows only (the report's alternative normalisation).
 ``ceofs``
-    The CEOFS paper's Table 2 (:func:`evofeat.experiments.ceofs.protocol_setting`):
+    The CEOFS paper's Table 2 (:func:`evofeat.papers.ceofs.protocol_setting`):
     the feature-stream scenario, both classifiers scored per test fold.
 
 Examples
@@ -185,19 +185,19 @@ PROTOCOLS: dict[str, tuple[str, Any]] = {
     "fesl": (
         "the FESL paper's synthetic sets (Table 2): [0, 1] features, S2 = S1 G, B = 10, T1 = n/2; "
         "c of tau = 1 / (c sqrt(t)) as --param lr=1/c",
-        "evofeat.experiments.fesl:protocol_setting",
+        "evofeat.papers.fesl:protocol_setting",
     ),
     "opid": (
         "the OPID paper's Table 1 row (classes kept, [0, 1] features, feature split, C-stage "
         "rows, n_i = the smallest; --scenario-param batch_size=N n_estage=N for another) and "
         "its seeds per repeat",
-        "evofeat.experiments.opid:protocol_setting",
+        "evofeat.papers.opid:protocol_setting",
     ),
     "ceofs": (
         "the CEOFS paper's Table 2 row: 80% of the features historical, 10 stratified folds, "
         "SVM (RBF) and 3-NN on the selected features, the row's test (--param variant=lofs for "
         "LOFS's baselines, --scenario-param select=false for all features); Isolet as A-M vs N-Z",
-        "evofeat.experiments.ceofs:protocol_setting",
+        "evofeat.papers.ceofs:protocol_setting",
     ),
 }
 

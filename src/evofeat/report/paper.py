@@ -68,7 +68,8 @@ class _Anything:
 ANY: Any = _Anything()
 
 #: The adaptive variants' per-run results (issue 15), written by
-#: ``benchmarks/investigations/adaptive_variants.py``; read when a report is rendered.
+#: ``benchmarks/investigations/adaptive_variants.py``; each paper's cells are kept in its folder
+#: (``papers/<paper>/adaptive.json``), read when its report is rendered.
 ADAPTIVE_JSON = "docs/reports/investigations/adaptive_variants.json"
 ADAPTIVE_SCRIPT = (
     "python benchmarks/investigations/adaptive_variants.py --repeats 20 --fesl-repeats 10"
@@ -484,17 +485,20 @@ class Results:
 
 @dataclass(frozen=True)
 class Adaptive:
-    """A paper's adaptive variant beside its published cells, read from ``path`` when rendered.
+    """A paper's adaptive variant beside its published cells, read from its folder when rendered.
 
-    ``path`` is the investigation's JSON (relative: to the repository root);
-    its ``cells`` of ``paper`` hold the faithful and adaptive runs of each
-    published cell over the same row orders, their paired p-values and
-    commands. Declared in a paper's ``extras``; rendered as its own section.
+    The investigation ``ADAPTIVE_SCRIPT`` writes ``path``; the cells of
+    ``paper`` in it, with its ``meta``, are kept as the paper's
+    ``adaptive.json`` (package data: ``papers/<paper>/adaptive.json``; an
+    absolute ``path`` is read instead), the
+    faithful and adaptive runs of each published cell over the same row
+    orders, their paired p-values and commands. Declared in a paper's
+    ``extras``; rendered as its own section.
 
-    >>> print(Adaptive("ofs", path="nowhere.json").render())
+    >>> print(Adaptive("ceofs").render())
     ## Adaptive variant (not the paper's rule)
     <BLANKLINE>
-    Not computed here: `python benchmarks/investigations/adaptive_variants.py --repeats 20 --fesl-repeats 10` writes `nowhere.json`, which this section reads.
+    Not computed here: `python benchmarks/investigations/adaptive_variants.py --repeats 20 --fesl-repeats 10` writes `docs/reports/investigations/adaptive_variants.json`, whose ceofs cells this section reads.
     <BLANKLINE>
     """
 
@@ -502,16 +506,25 @@ class Adaptive:
     path: str = ADAPTIVE_JSON
     title: str = "Adaptive variant (not the paper's rule)"
 
-    def _file(self) -> Path:
-        p = Path(self.path)
-        return p if p.is_absolute() else Path(__file__).resolve().parents[3] / p
+    def _data(self) -> dict[str, Any] | None:
+        """The investigation's output: ``path`` itself when absolute, else the paper's copy."""
+        from evofeat.papers import text
+
+        if Path(self.path).is_absolute():
+            own = Path(self.path)
+            return json.loads(own.read_text(encoding="utf-8")) if own.is_file() else None
+        try:
+            data: dict[str, Any] = json.loads(text(self.paper, "adaptive.json"))
+        except KeyError:  # the investigation has not run this paper
+            return None
+        return data
 
     def render(self, view: View | None = None) -> str:
         """The section: the win/tie/loss count and one row per published cell run."""
         head = f"## {self.title}\n\n"
-        if not self._file().is_file():
-            return head + f"Not computed here: `{ADAPTIVE_SCRIPT}` writes `{self.path}`, which this section reads.\n"  # fmt: skip
-        data = json.loads(self._file().read_text(encoding="utf-8"))
+        data = self._data()
+        if data is None:
+            return head + f"Not computed here: `{ADAPTIVE_SCRIPT}` writes `{self.path}`, whose {self.paper} cells this section reads.\n"  # fmt: skip
         meta, cells = data["meta"], [c for c in data["cells"] if c["paper"] == self.paper]
         if not cells:
             return head + f"`{self.path}` has no cell of {self.paper}.\n"

@@ -18,6 +18,7 @@ import numpy as np
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
 from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
+from evofeat.papers import text
 from evofeat.report import published
 from evofeat.report.paper import Col, Figure, Line, Results, Table, summary
 
@@ -320,111 +321,21 @@ _PAPER_WTL = "; ".join(
     if r["win"] is not None
 )
 
-_INTRO = """## Setting
-
-Two stages (Section 1 of the paper). C-stage: a stream of mini-batches of n_i rows over the
-vanished and survived features, read once. E-stage: a batch over the survived and augmented
-features, split into equal train and test halves of n_i rows each. Learners: **SVM**, **SVM(s)**,
-**SVM(a)**: LIBLINEAR L2 logistic regression (one-vs-rest) on the E-stage train half, on all, the
-survived or the augmented columns, C by 5-fold cross-validation; **OPIDe**: C-stage of Eq. 2 solved
-in one pass (Prop. 1, Eq. 9), Z = X_s W_s*, two logistic regressions on Z and [Z, X_a] mixed with
-weights chosen by 5-fold cross-validation (Eq. 3-4); **OPID**: same C-stage, E-stage of Eq. 16-17
-with the linear map, alternating Prop. 4 and Prop. 3. Accuracy on the test half, mean ± std over
-repetitions; markers come from paired t-tests at 0.05 over the repetitions (the learners of a
-repetition share one draw of the scenario).
-
-## What is not available
-
-- **Gisette, SensIT Vehicle, Protein** are not in the shared data folder: their Table 2 rows,
-  Figure 2 (c) and Figure 3 (the paper's Figure 3 is on SensIT Vehicle and Gisette only) are not
-  reproduced. Figure 3 is run on the data sets we have instead.
-"""
+_INTRO = text("opid", "intro.md")
 #: The MNIST bullet: the test split alone (cut C-stage), or train + test (the paper's rows).
-_MNIST = {
-    False: """- **MNIST**: only the official 10,000-image test split is here (`evofeat datasets download
-  mnist-full` adds the training split; the MNIST cells then run on train + test with the paper's
-  C-stage rows). The C-stage is cut from 3200 to 960 rows (0 vs 5) and from 4800 to 1440 rows
-  (0 vs 3 vs 5), the largest multiple of every n_i that leaves rows of each class for the largest
-  E-stage; the E-stage sizes n_i are the paper's. The paper keeps 455 and 489 pixels (its rule is
-  not stated); we keep the pixels that are not constant over the chosen digits (549 and 581) and
-  split them in quarters as the paper does.
-""",
-    True: """- **MNIST**: train and test splits joined (`mnist-full`, 70,000 images, as the paper), with the
-  paper's C-stage rows (3200 for 0 vs 5, 4800 for 0 vs 3 vs 5) and E-stage sizes n_i. The paper
-  keeps 455 and 489 pixels (its rule is not stated); we keep the pixels that are not constant over
-  the chosen digits (see Table 1) and split them in quarters as the paper does.
-""",
-}
+_MNIST = {False: text("opid", "mnist_test_split.md"), True: text("opid", "mnist_full.md")}
 
-_CHOICES = """## Choices (the paper leaves them open)
-
-- **lambda = 1, rho = 1** (C-stage, Eq. 2): `consistency`, `l2`; the sensitivity table shows their
-  effect. The C-stage uses the accumulation of Eq. 9 (Algorithm 1); the Woodbury solver of Prop. 2
-  gives the same W_s* (tested to 1e-8). A property of Eq. 2 worth knowing: at rho = 0 the
-  survived-feature model W_s* is exactly the least-squares fit of Y on X_s, whatever lambda
-  (eliminate W~ from Eq. 7: X~ W~ = (P~ Y + lambda X_s W_s) / (1 + lambda), and X_s^T P~ = X_s^T
-  because the survived columns are columns of X~, which leaves X_s^T X_s W_s = X_s^T Y). lambda
-  moves W~, which the E-stage never uses; with rho > 0 it moves W_s* only slightly. So the C-stage
-  hands the E-stage a ridge regression on the survived features learned from many rows; the
-  vanished features do not reach it.
-- **gamma** (OPID's E-stage, Eq. 16): searched by 5-fold cross-validation on the E-stage train half
-  over 10^-2 .. 10^4 (ties: the larger value); the paper does not state it and tunes its other
-  parameters by 5-fold CV.
-- **C of LIBLINEAR**: 5-fold CV over 10^-2 .. 10^2 (folds stratified, shuffled, fewer folds when a
-  class has fewer than 5 rows); one-vs-rest for more than two classes. **OPIDe's w_1**: 5-fold CV
-  accuracy of the mixed out-of-fold probabilities over 0, 0.1, ..., 1 (ties: nearest to 1/2).
-- **OPID's alternation** stops when Eq. 17 decreases by less than 1e-6 (relative) or after 100
-  rounds. With the linear map Z is in both blocks, so the exact optimum of Eq. 17 has w_1 = 0 (the
-  [Z, X_a] block pays less per unit of norm): OPID is then a ridge regression on [Z, X_a] with the
-  one-hot labels as targets. Our runs reach w_1 of about 0.
-- **Data**: each feature min-max scaled to [0, 1] over the rows of the chosen classes (the paper
-  does not say; LIBSVM's scaled copies do the same); MNIST pixels constant over the chosen digits
-  dropped. Satimage's 3 classes (the paper's c = 3 of 6): its first three labels, 1, 2 and 3. USPS:
-  train and test files joined (9298 rows).
-- **Rows**: the C-stage takes the first sum(n_i)/c rows of each class in file order (the paper's
-  rule (3)), shuffled and cut in batches of n_i. The E-stage pool of 2 n_i rows is drawn at random
-  from the other rows, the same number from each class, then split at random (not stratified) into
-  train and test halves. Balanced pools are our reading of the paper's below-chance SVM(a)
-  accuracies (.3063 on 3-class DNA, .4640 on Splice): an uninformative classifier trained on one
-  random half of a balanced pool is below chance on the other half, while an unbalanced pool would
-  give the majority rate. Columns: first d_v vanished, next d_s survived, the rest augmented (the
-  paper's rule (4)); fractions give d_s = ceil(f_s d), d_a = floor(f_a d).
-- **Repetitions**: 10 per (data set, n_i) for Table 2, Figure 2 and the diagnosis, 5 for Figure 3
-  and 3 for the sensitivity table (the paper does not say how many; `REPEATS`, `FIG3_REPEATS`,
-  `SENS_REPEATS` in `evofeat.experiments.opid`). Each repetition draws a new E-stage (the C-stage
-  rows are fixed by rule (3)).
-"""
+_CHOICES = text("opid", "choices.md")
 
 
 _LABEL = {**PAPER_NAME, "opid-z": "OPID without X_a", "cstage": "C-stage only"}
-_WHY = """Why the gaps, as far as we can tell: (1) OPID's E-stage fits the noise of the augmented
-features when they carry little signal (DNA, Splice) and the E-stage is small (see the diagnosis);
-the paper's OPID does not show this, and its gamma is not stated. (2) MNIST:
-{mnist}our baselines are stronger than the paper's at large n_i (different pixels kept, per-pixel scaling),
-so the C-stage helps less. (3) The paper's win/tie/loss rows are 24/0/0
-against every baseline; ours agree against SVM(a) but many cells against SVM and SVM(s) are
-ties: gains of one to three points are often not significant over our repetitions (the paper
-does not state its number); see Paired tests, where the paper's own outcomes on the same cells
-stand beside ours (its ○ is printed for both tie and loss: counted apart where the text cannot
-separate them).
-"""
+_WHY = text("opid", "why.md")
 _WHY_MNIST = {
     False: "with the test split only, our C-stage has 3.3 times fewer rows than the paper's, and ",
     True: "on the test split alone (the earlier runs), ",
 }
-_MARKED = """Markers on SVM, SVM(s), SVM(a): our paired t-test (0.05) of OPIDe, then OPID, against
-that learner: ● OPIDe (OPID) significantly better, ○ tie, ▼ significantly worse. On OPIDe: OPID
-against OPIDe (● OPID better)."""
-_DIAGNOSIS = """## Where OPID falls short: a diagnosis
-
-At the optimum of Eq. 17 (w_1 -> 0, see Choices) OPID's E-stage is a square-loss ridge regression
-on [Z, X_a]. The columns below separate its parts
-on the same draws as Table 2: OPID fed the survived columns only (`OPID without X_a`), and the
-C-stage model alone (argmax of Z, no E-stage training). Where the augmented features carry little
-signal (SVM(a) near or below chance) and n_i is small, X_a's noise enters the least-squares fit
-with the same penalty as Z; OPIDe's cross-validated mixing can instead fall back on Z alone. The
-mark on OPID: paired t-test of OPID without X_a against OPID (● without X_a better).
-"""
+_MARKED = text("opid", "marked.md")
+_DIAGNOSIS = text("opid", "diagnosis.md")
 
 
 QUICK_SETS = ("dna", "splice")

@@ -17,6 +17,7 @@ from evofeat.evaluate.footprint import measure_group_construction
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
 from evofeat.experiments.spec import Grid, PaperSpec
+from evofeat.papers import text
 from evofeat.report.paper import ANY, Col, Figure, Line, Results, View
 
 __all__ = ["PAPER", "dataset", "measure_group_construction", "protocol_setting"]
@@ -178,85 +179,10 @@ def _groups_cell(cell: Cell) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- the report's prose
-_INTRO = """\
-## What can be compared
-
-The paper's Tables 1-3 and Figure 4 are lost from its text (only their captions survive; see
-`shared/papers/published.md`, items 23-27), so no published number exists to set beside ours and
-there is no "paper vs ours" column. What the paper states in words is checked instead: CEOFS's
-accuracy is "similar to or higher than" COFS's, the online phase is fast, and the correlation
-threshold has "little effect" on Isolet. The comparison below is between the methods, all run here
-on the same splits, folds and column orders. The paper also compared only CEOFS and COFS; the
-streaming baselines (Alpha-investing, OSFS, Fast-OSFS, SAOLA) are added by issue 7, each in its
-textbook form and in LOFS's form ("(LOFS)"), the MATLAB library the streaming-feature literature
-uses.
-"""
-_CHOICES = """\
-## Choices made (the paper leaves them open)
-
-- **Scenario.** The 80%/20% split is by *features* (the paper's "80% of the training data as
-  historical data, 20% as streaming features"): `numpy.random.default_rng(repeat).permutation(d)`;
-  its first `floor(0.8 d + 0.5)` entries are the historical columns (in their original order), the
-  rest arrive one at a time in the permuted order (`evofeat.streams.feature_stream`). Repeat r uses
-  seed r for the split, the folds and CEOFS's bootstrap.
-- **Evaluation.** 10-fold stratified cross-validation (shuffled, seed = repeat). Selection runs
-  *inside* each training fold (historical block, then the arriving columns of the training rows),
-  so the test fold never informs the selection; classifiers are trained on the training fold's
-  selected columns, standardized on the training fold. Accuracies are mean ± std over all folds of
-  all repeats. A method that selects nothing predicts the training fold's majority class.
-- **Classifiers.** SVM with C = 1 (the paper's) and an RBF kernel (`gamma="scale"`, scikit-learn's
-  default; LIBSVM's default kernel is RBF too): the paper does not say which. A linear kernel was
-  tried and dropped: with C = 1 on all 500 standardized Madelon features LIBSVM's solver needs over
-  a million iterations for 1,000 rows (the reference row would have taken hours), and liblinear
-  does not converge either. 3-NN: Euclidean distance on standardized features.
-- **CEOFS / COFS parameters** (`evofeat.selection.CEOFS`): ensemble size m = 10 (the paper's); k of
-  the feature k-means = ceil(sqrt(d_historical)); k-means runs at most 20 rounds from k random
-  features; a centre moves to the member whose correlation with the centre is closest to the
-  cluster's mean correlation with it (our reading of section 2.2 step 3); similarity is the signed
-  correlation r (the paper's); θ = 0.5 (groups merge while they were together in more than half of
-  the runs); θ2 = 0.5 (absolute correlation for an arriving feature to join a group; Fisher's
-  z-test must also find it significant); θ3 = 0 with Fisher's z-test at α = 0.05 (a group is
-  dropped when its representative is not significantly correlated with the label); the relevance of
-  a feature is |r| with the label. COFS is the same with one k-means run on all historical rows (no
-  bootstrap, no co-association).
-- **Discrete data.** `colon-discretized` (values in {-2, ..., 2}) is added to exercise the discrete
-  tests: CEOFS/COFS use mutual information (bits, gated by the G² test), OSFS/Fast-OSFS the G²
-  test, SAOLA symmetric uncertainty. The continuous `colon` (LIBSVM) is the paper's row.
-- **Baselines.** α = 0.05 and conditioning sets of at most 3 features (LOFS's defaults) for OSFS
-  and Fast-OSFS; SAOLA at α = 0.05 (δ = 0 for SU); Alpha-investing with wealth 0.5 and payout 0.5.
-  "Textbook" prepends a constant column to Alpha-investing and never selects constant columns;
-  "(LOFS)" follows LOFS: Alpha-investing keeps the first data column as its constant term (no
-  intercept otherwise), columns whose sum is exactly 0 are skipped, and SAOLA's comparisons follow
-  `saola_z_test`/`saola_mi`. Baselines read the historical columns in order, then the arriving
-  ones.
-- **Isolet** is multiclass (26 letters) in UCI while the paper calls it binary; we use letters A-M
-  against N-Z, on the only copy available, the 1,560-row ASU subset (the paper's full set has 7,797
-  rows).
-- **Urban Land Cover** could not be obtained (it is in no package registry this project can reach,
-  and not in the shared data folder), so its row is missing.
-- **Figure 4.** The "correlation threshold" is read as θ2 (the threshold that "decides the grouping
-  of streaming features", section 3.3); six values 0.3-0.8 on Isolet.
-"""
-_DATA = """\
-## Data
-
-*relevant*: features whose correlation with the label is significant (Fisher's z-test, α = 0.05) on
-a training fold, mean over folds: the pool every relevance-based selector draws from; where it is 0
-(no single feature is significantly correlated with the label) every selector that starts from a
-relevance test selects nothing and predicts the majority class. Isolet is made binary (letters A-M
-against N-Z) on its 1,560-row subset.
-"""
-_GROUPS = """\
-## Group construction at scale
-
-The paper says its hierarchical clustering "could not cope" with Arcene's 10,000 features. Here the
-co-association matrix is never formed as a square: its condensed form is filled in float32 by row
-blocks and handed to scipy's `linkage(method="average")`, which copies it to float64 and runs in
-O(d²) memory. The ensemble: bootstrap k-means runs with k = ceil(sqrt(d)) on all the features, then
-scipy's average linkage. `benchmarks/bench_ceofs_arcene.py` measures the same in a fresh process
-(`benchmarks/results/ceofs_arcene.md`); no `evofeat run` gives this table, which times the group
-construction alone, outside any selection run.
-"""
+_INTRO = text("ceofs", "intro.md")
+_CHOICES = text("ceofs", "choices.md")
+_DATA = text("ceofs", "data.md")
+_GROUPS = text("ceofs", "groups.md")
 
 
 # ---------------------------------------------------------------------- what is this paper's own

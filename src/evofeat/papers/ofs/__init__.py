@@ -28,6 +28,7 @@ from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
 from evofeat.experiments.cell import command as cell_command
 from evofeat.experiments.spec import Extra, Grid, PairSpec, PaperSpec, Published, Variant
+from evofeat.papers import text
 from evofeat.report import markdown_table, published
 from evofeat.report.paper import Adaptive, Curves, Figure, Line, Table, View, summary
 
@@ -361,56 +362,14 @@ def _selection_seconds(view: View) -> str:
 
 
 # ---------------------------------------------------------------------- prose
-_CHOICES = f"""## Choices
+_CHOICES = text("ofs", "choices.md").format(
+    preprocess=PREPROCESS,
+    alternative=ALTERNATIVE,
+    svmguide3_rows=ROWS["svmguide3"],
+    mrmr_threshold=MRMR_THRESHOLD,
+)
 
-- **Normalisation** (the paper states none; it assumes ||x|| <= 1): `{PREPROCESS}`, i.e. each
-  column z-scored over the whole data set, then each row scaled to unit L2 norm (sparse sets are
-  densified first). Table 2 and Table 8 are also shown with `{ALTERNATIVE}` (raw values, rows
-  scaled to unit norm), because the choice moves the numbers by several standard deviations.
-- **Parameters**: eta = 0.2, lambda = 0.01, B = round(0.1 d) (halves rounded up as MATLAB does,
-  at least 1); the L2 ball has radius 1/sqrt(lambda) = 10, the radius of the paper's proof
-  (Algorithm 3 as printed reads radius 1: `OFS(radius=1.0)`).
-- **A score of exactly 0** is no decision and counts as a mistake (the papers count y w.x <= 0 as
-  a mistake; MATLAB's sign(0) = 0). **Ties in truncation** keep the lower column (MATLAB's
-  stable sort).
-- **RAND**: a perceptron on a fixed set of B features drawn uniformly once per permutation
-  (seed = the permutation index); the paper does not say how it draws. The authors' code's
-  rule (a new set after each mistake, `--param draw=per-mistake`) is a variant row.
-- **Rows**: repeat r is `numpy.random.default_rng(r).permutation`; svmguide3 keeps the LIBSVM
-  training file's {ROWS["svmguide3"]} rows (the paper's Table 1); ijcnn1 is train + test
-  (141,691 rows); covtype is LIBSVM's binary covtype, class 2 against the rest.
-- **mRMR** (Table 5): MID (relevance minus mean redundancy) on mutual information of features
-  discretised at mean ± {MRMR_THRESHOLD} std (Ding and Peng 2005), written here on NumPy (no
-  dependency added); the split and classifiers are described with Table 5.
-"""
-
-_MISSING = """## Where the gaps come from (what was tested)
-
-- **RAND** (*explained*): the paper does not say how RAND draws its features. Ours keeps one
-  random set per permutation, the paper's text; the authors' code (RND.m) draws a new set after
-  each mistake. Run beside it on the same permutations (the variant rows of Tables 2, 4 and 8,
-  with their paired test), the authors' rule brings every Table 2 and Table 4 RAND cell within
-  2σ with stds of the paper's size; it does not bring Table 8 within 2σ.
-- **Big data** (Table 8, *does not reproduce*): under the stated settings (B = 0.1 d, lambda =
-  0.01) every cell is far outside 2σ. The score of 0, a bias column, min-max or other
-  normalisation and the label mapping were tested and ruled out
-  (`benchmarks/investigations/ofs_table8.py`). A larger budget (d/2 to d) with lambda = 1e-4
-  comes within 0.5-3 % of the paper's means, but that budget was picked per cell on 2-3
-  permutations after seeing the results (post hoc, not validated on other orders) and still
-  puts no cell within the paper's 2σ: the budget and lambda remain the candidates.
-- **mRMR** (Table 5, *does not reproduce*): Peng's reference mRMR (pymrmr) selects what ours
-  selects on the same discretised data, so the selector is ruled out
-  (`benchmarks/investigations/ofs_table5_mrmr.py`); the paper's mRMR errors come out only if the
-  reference is given undiscretised values, a reading found after seeing the results, which
-  remains the candidate.
-
-## Not reproduced
-
-- **CIFAR-10** (Tables 3 and 6, the airplane/bird subset of 3,992 images x 3,073 features) is not
-  available to this project.
-- **codrna and KDDCUP08** (Table 8) are not available to this project; Table 8 has ijcnn1 and
-  covtype only.
-"""
+_MISSING = text("ofs", "missing.md")
 
 
 # ---------------------------------------------------------------------- the declaration

@@ -29,6 +29,7 @@ from evofeat.experiments.base import Cell
 from evofeat.experiments.cell import command as cell_command
 from evofeat.experiments.finish import missing_data
 from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
+from evofeat.papers import text
 from evofeat.report import markdown_table, published
 from evofeat.report.compare import Row
 from evofeat.report.explanations import explain
@@ -398,64 +399,16 @@ def _runtime(view: View) -> str:
 
 
 # ---------------------------------------------------------------------------- the declaration
-_INTRO = """## Setting
+_INTRO = text("fesl", "intro.md")
 
-Rounds 1..T1 see S1 only, the last B of them also S2, rounds T1+1..T1+T2 see S2 only; T1 =
-floor(n/2), T2 = n - T1 (the `evolvable` scenario). The rows are permuted (seed r for run r) and
-S2 = S1 G with G a standard Gaussian d1 x d2 matrix (same seed), d1 and d2 as the paper's Table 1.
-Methods (all in `evofeat.ensemble.fesl`): **NOGD** (OGD restarted on S2), **ROGD-u** / **ROGD-f**
-(the S1 model on S2 rows mapped back to S1, updated / frozen), **FESL-c** (exponentially weighted
-combination, eta = sqrt(8 ln 2 / T2)), **FESL-s** (fixed-share selection, delta = 1/(T2 - 1));
-logistic loss, step 1/(c sqrt(t)) with t the global round; the map is the minimum-norm least
-squares fit on the B overlap rows (pseudo-inverse). Scored: accuracy over rounds T1+1..T1+T2
-(Table 2) and the average cumulative loss over them (Figure 3). c is chosen per data set from {1,
-10, 50, 100, 150}, one value for all five methods (as the paper: "the parameters are the same"),
-on held-out runs (other permutations and G: seeds 1000+) by the mean accuracy of the five methods;
-the reported runs then use that c.
-"""
-
-_CHOICES = """## Choices the paper leaves open
-
-- **Preprocessing**: every feature scaled to [0, 1] over all rows (`minmax`) before S2 = S1 G; the
-  paper does not say. Reuters views keep their tf-idf values; the regression target is
-  standardised.
-- **Categorical attributes**: australian one-hot (42 columns, as the paper's Table 1); german is
-  the German credit data one-hot with each two-level attribute as one 0/1 column (59 columns, as
-  Table 1; the registry's `german` is the 24-column numeric version); credit-a, credit-g, kr-vs-kp
-  integer-coded (the paper's d1 = 15, 20, 36).
-- **dna** is binary: a splice junction (EI or IE) against neither, on all 3186 rows (the paper's
-  Table 1 lists 940 rows, selection unstated).
-- **B** = 10 for all synthetic data sets ("5 or 10" in the paper, per data set unstated); B = 5 and
-  B = 2 d2 are in the sensitivity table.
-- **Map**: pseudo-inverse of X2 X2^T (ridge = 0); with B < d2 the fit is underdetermined and the
-  minimum-norm solution is used; with B = d2 (credit-a) it interpolates the B rows exactly and can
-  be ill-conditioned, so recovered rows, and ROGD's loss, can be very large in some runs (the
-  learners' `ridge` option would tame this; it is off, as in the paper).
-- **T2 known**: FESL-c/-s use the paper's eta and delta with T2 = n - T1 (`horizon`); the learners'
-  default without it is a running count.
-- **Step clock**: t counts all rounds (the paper's Algorithms 2-3); the new model does not restart
-  its clock at the switch (`clock="global"`).
-- **First row after the switch**: predicted by the new ensemble (weights 1/2, new model at 0), not
-  by the old model on an empty row.
-- **c search**: scored by the mean accuracy of the five methods on 3 held-out runs (2 for Reuters);
-  the paper's per-data-set c is in its supplement, which we do not have.
-- **Reuters**: one topic (label 1 of the files) against the other five; views 1..5 are taken to be
-  EN, FR, GR, IT, SP (the sample does not name them).
-"""
+_CHOICES = text("fesl", "choices.md")
 
 _REUTERS = (
-    "Only a 1200-document sample with 2000 words per view is available (the paper: 12,342 to "
-    "29,953 documents, 11,547 to 34,287 words per view), and the paper does not say how its binary "
-    "task is built: these numbers are **not comparable** to its Table 2. Views 1..5 of the sample "
-    f"are read as {', '.join(REUTERS_VIEWS)}; B = {REUTERS_OVERLAP}, T1 = T2 = 600, c chosen per "
-    "pair on held-out runs; always predicting the majority class scores .833."
+    text("fesl", "reuters.md")
+    .rstrip("\n")
+    .format(views=", ".join(REUTERS_VIEWS), reuters_overlap=REUTERS_OVERLAP)
 )
-_REGRESSION = (
-    "## Regression\n\nThe paper's regression data (RFID) is not available; scikit-learn's bundled "
-    "diabetes data (442 rows, d1 = 10, d2 = 7, target standardised) under the same protocol with "
-    f"the square loss, B = {OVERLAP}, c chosen on held-out runs by the mean square loss (the c "
-    "table above). Average square loss after the switch (lower is better):\n"
-)
+_REGRESSION = text("fesl", "regression.md").format(overlap=OVERLAP)
 
 
 def _overlaps(ds: str, m: str, c: float, which: str) -> dict[str, Any] | None:

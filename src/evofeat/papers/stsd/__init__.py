@@ -32,6 +32,7 @@ import numpy as np
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
 from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
+from evofeat.papers import text
 from evofeat.report import diff_in_std, markdown_table, mean_std, published
 from evofeat.report.paper import Adaptive, Figure, Line, Results, Table, View, exact, summary
 
@@ -239,19 +240,9 @@ def _schedule(view: View) -> str:
         return ""
     closer, n4, n10 = _schedule_counts(rows)
     head = ["data", "algorithm", "B", "paper", "code, 10 stages", "Δ/σ", "code, 4 stages", "Δ/σ"]
-    return f"""## Which schedule made the published numbers?
-
-The drivers run STSD, STSD-I, STSD-II and STSD-I-rand on 10 stages and only
-STSD-I-all and STSD-I-per on 4 (0.1, 0.4, 0.7, 1.0), but the german cells
-come out exactly with 4 stages for every algorithm. The same code on 4
-stages everywhere (C as in the drivers) against the drivers' 10 stages,
-on the other data sets: 4 stages is closer to the paper in
-**{closer} of {len(rows)}** cells; {n4} of them are within 1σ on 4 stages,
-{n10} on 10 stages. The tables' "original code" columns keep the drivers' schedule; their
-"published settings" columns run 4 stages with C per data set.
-
-{markdown_table(rows, head)}
-"""
+    return text("stsd", "schedule.md").format(
+        closer=closer, n_rows=len(rows), n4=n4, n10=n10, table=markdown_table(rows, head)
+    )
 
 
 def _german(view: View) -> str:
@@ -292,21 +283,9 @@ def _german(view: View) -> str:
         "cell is judged."
     )
     head = ["table", "algorithm", "B", "paper", "ours (original code)", "exact"]
-    return f"""## German with the authors' code: exact reproduction
-
-The authors' german file, their 20 row orders and the rules of their MATLAB
-release (z-score twice, unit rows; 4 stages of 0.1, 0.4, 0.7 and 1.0 of the
-features for every algorithm; C = 0.01; radius 1/sqrt(0.001); an update when
-y f <= 1; steps with ||x||; round(B d) weights kept). {outcome}
-
-{markdown_table(rows, head)}
-
-- STSD-I-rand draws random subsets: MATLAB's random stream cannot be
-  replayed, so its cells can only agree statistically.
-- A mean that ends in 5 in the second decimal (e.g. 7373 / 20 = 368.65) is
-  printed rounded half up (368.7); we count it as exact.
-- STSD-I at B = 0.8: {b08}. {typo}
-"""
+    return text("stsd", "german.md").format(
+        outcome=outcome, table=markdown_table(rows, head), b08=b08, typo=typo
+    )
 
 
 def _data(view: View) -> str:
@@ -324,71 +303,9 @@ def _data(view: View) -> str:
 
 
 # ---------------------------------------------------------------------- prose
-_FUTURE = """## Future work: multiclass and regression STSD
-
-The paper's conclusion names multiclass classification and regression on
-trapezoidal streams as future work. Both run on the paper's schedule (10
-equal row parts, part i sees the first i/10 of the features), 20 seeded
-row orders, C = 0.1, radius 30, against the same PA step without truncation
-or L1 ball.
-
-**Multiclass** (dna, 3186 rows x 180 binary features, 3 classes): the
-multiclass PA-I step (Crammer et al. 2006, Sec. 7), truncation by feature
-(the rows of W with the largest L1 norm). Mistakes, mean ± std:
-"""
-_REGRESSION = """**Regression** (scikit-learn's diabetes, 442 rows x 10 features, z-scored;
-target standardised): the epsilon-insensitive PA-I step (epsilon = 0.1 in
-units of the target's std). Prequential mean squared and absolute error:
-"""
-_CHOICES = """## Choices
-
-**Both variants**
-- Data: the authors' preprocessing, once over the whole data set, applied
-  explicitly here (`stsd_original_preprocessing`, registered as the
-  preprocessor `stsd-original`): z-score each column with the sample std,
-  z-score again, scale each row to unit L2 norm. The paper text states no
-  normalisation; this is the authors' practice. Sparse sets are densified.
-- svmguide3: the LIBSVM training file (1243 rows) and its 21 columns (the
-  22nd index is always 0), the closest to the paper's 1234 x 21. german: the
-  authors' file (equal to LIBSVM german.numer).
-- Row orders: german, the authors' 20 orders; the others,
-  `numpy.random.default_rng(r).permutation` for repeat r, the same in both
-  variants. Features appear in the data set's column order.
-- A score of exactly 0 is "no decision" and counts as a mistake.
-- Ties between equal |w| keep the feature seen first (lower internal
-  column), in every path.
-
-**Paper text** (`variant="paper"`)
-- 10 equal row parts; part i sees the first max(1, floor(i d / 10)) features.
-- B = 0.5, C = 0.1, lambda (radius) = 30 (Section V); steps with ||x||^2;
-  projection and truncation every round; keep max(1, floor(B d)) weights.
-- STSD-I-all keeps the L1 ball (the text removes only the truncation);
-  STSD-I-rand keeps a uniform random floor(B d)-subset of the non-zero
-  weights whenever there are more (seeded per run); STSD-I-per steps
-  [w + y x~, y x^] on mistakes (y f <= 0).
-
-**Original code** (`variant="original-code"`): the facts of the MATLAB
-release; see `evofeat.linear.stsd.STSD`. Stage j of K (step = floor(n / K)) is
-row t's max(floor((t-1)/step), 1); K = 10 for STSD, STSD-I, STSD-II and
-STSD-I-rand, K = 4 (0.1, 0.4, 0.7, 1.0) for STSD-I-all and STSD-I-per, and
-K = 4 for every algorithm on german (its driver). C: 0.1 (STSD-I, -all,
--rand), 1e-4 (STSD-II); german 0.01 (-rand 1e-4). lambda = 0.001, i.e. radius
-1/sqrt(0.001) = 31.62.
-
-**Published settings** (`--protocol stsd-published`, Tables II and III only):
-the original code on 4 stages for every algorithm, C of STSD-I and STSD-I-all
-per data set (magic04 0.1; svmguide3, splice, spambase 1; a8a 0.1 and 1, its
-drivers' values; german 0.01), the other learners' C as in the original code.
-The C of magic04, svmguide3, splice and spambase was first chosen after seeing the
-data (docs/reports/investigations/stsd_gaps.md); chosen again by the same rule on 20
-held-out row orders (seeds 2000..2019, disjoint from the scored ones) it comes out the
-same on every data set and learner (docs/reports/investigations/stsd_c_heldout.md), so
-this column is a *declared setting* validated on held-out runs: 27 of its 28 STSD-I /
-STSD-I-all cells on those four sets are within 2σ (spambase at B = 0.8 is not).
-
-**Figure 1**: C = 1e-4, 1e-3, ..., 1e4 for STSD-I and STSD-II, B = 0.5;
-STSD does not depend on C (its Table II value is drawn flat).
-"""
+_FUTURE = text("stsd", "future.md")
+_REGRESSION = text("stsd", "regression.md")
+_CHOICES = text("stsd", "choices.md")
 
 
 # ---------------------------------------------------------------------- the declaration
@@ -419,19 +336,7 @@ def _future(table: str, dataset: str, method: str, base: dict[str, Any]) -> Grid
 
 
 _SCHEDULE = {"variant": ("original-code",), "four_stages": (True,)}
-_PUBLISHED_NOTE = (
-    "Three runs per cell: the paper's text (`--protocol stsd-paper`), the authors' release as its "
-    "drivers run it (`--protocol stsd-authors`: 10 stages for STSD, STSD-I, STSD-II and "
-    "STSD-I-rand, C = 0.1) and the settings that reproduce the published tables "
-    "(`--protocol stsd-published`: 4 stages for every algorithm; C of STSD-I and STSD-I-all per "
-    "data set, a8a its drivers' 0.1 and 1, german 0.01, magic04 0.1, svmguide3, splice and "
-    "spambase 1). The C of magic04, svmguide3, splice and spambase was first chosen after "
-    "seeing the data (the drivers' grid value with the fewest mistakes in our runs; "
-    "docs/reports/investigations/stsd_gaps.md); the same rule on 20 held-out row orders picks "
-    "the same C everywhere (docs/reports/investigations/stsd_c_heldout.md), so the third column "
-    "is a declared setting validated on held-out runs, shown after the paper's own settings. "
-    "comparison.csv carries it as a variant row beside each published cell."
-)
+_PUBLISHED_NOTE = text("stsd", "published_note.md")
 
 PAPER = PaperSpec(
     name="stsd",
