@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from evofeat.linear._topk import (
+from evofeat._core.helpers import (
     topk_build,
     topk_min,
     topk_pop,
@@ -15,6 +12,8 @@ from evofeat.linear._topk import (
     topk_touch,
     topk_truncate,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 D = 12
 # few distinct magnitudes, both signs and zero: ties are common

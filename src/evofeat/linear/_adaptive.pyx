@@ -81,6 +81,20 @@ cdef class FTRLCore(RowScratch):
         return ftrl_weight(self.intercept_z, self.intercept_n, self.intercept_lr, self.beta, 0.0,
                            0.0)
 
+    def coef(self, Py_ssize_t n):
+        """The lazy weights of the first ``n`` features (``coef_``), as :meth:`predict` computes them."""
+        import numpy as np
+        out = np.zeros(max(0, min(n, self.z.shape[0])))
+        cdef double[::1] o = out
+        cdef Py_ssize_t i
+        for i in range(o.shape[0]):
+            o[i] = ftrl_weight(self.z[i], self.n[i], self.alpha, self.beta, self.l1, self.l2)
+        return out
+
+    def intercept_weight(self):
+        """The bias's lazy weight (``intercept_``)."""
+        return self.bias()
+
     cdef double* weights(self, const int64_t* idx, Py_ssize_t m) noexcept:
         """The row's weights from ``z`` and ``n`` into the scratch buffer, marked with the row's
         columns for :meth:`learn` (NULL, and no mark, if the buffers cannot grow)."""

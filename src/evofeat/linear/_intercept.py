@@ -87,16 +87,6 @@ class InterceptMixin:
             out["intercept_lr"] = self._intercept_rate(own)
         return out
 
-    def _without_bias(self) -> dict[str, Any]:
-        """The parameters for an in-package NumPy reference, which has no bias (``tests/oracle`` has it)."""
-        params = dict(cast(Any, self).get_params())
-        if params.pop("fit_intercept", False):
-            raise NotImplementedError(
-                f"{type(self).__name__}'s in-package reference has no bias: "
-                "compare fit_intercept=True with the oracle in tests/oracle"
-            )
-        return params
-
     def _intercept_weight(self) -> float:
         """The bias as the model uses it (a learner whose bias is computed overrides this)."""
         return float(self._state.intercept)
