@@ -8,7 +8,7 @@ from evofeat.base import OnlineLearner
 from evofeat.base.errors import check_bool
 from evofeat.base.state import StateSpec
 from evofeat.linear._adaptive import NAGCore
-from evofeat.linear._intercept import InterceptMixin, check_intercept
+from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.linear.ogd import LOSSES, LossTask, check_common
 
 __all__ = ["NAG"]

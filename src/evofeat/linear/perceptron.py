@@ -6,7 +6,7 @@ import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
 from evofeat.base.state import StateSpec
-from evofeat.linear._intercept import InterceptMixin, check_intercept
+from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.linear._perceptron import PerceptronCore
 
 __all__ = ["Perceptron"]

@@ -1,4 +1,4 @@
-"""The intercept (bias) option of the linear online learners: its parameters, checks and reported weight.
+"""The intercept (bias) option of the online learners (every family): its parameters, checks and reported weight.
 
 The bias is the weight of a constant input 1 that every row has. It is not a
 feature: it is always visible, has no entry in the feature index, never
@@ -6,7 +6,8 @@ counts in a budget or a stage, and is not in ``coef_``; it is reported as
 ``intercept_``. Each learner steps it with its own rule on the input 1 (see
 its docstring); the state lives in the learner's compiled core under named
 fields (``fit_intercept``, ``intercept``, ...), so model files and copies
-carry it like the weights.
+carry it like the weights. The compiled part that scores and steps it is
+``evofeat/_core/bias.pxd``.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ import inspect
 import math
 from typing import Any, cast
 
-from evofeat.base import InputError
-from evofeat.base.errors import check_bool
+from evofeat.base.errors import InputError, check_bool
 
 __all__ = ["InterceptMixin", "check_intercept"]
 
