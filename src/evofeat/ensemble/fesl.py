@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.ensemble._fesl import FESLCore
-from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.linear.ogd import LOSSES, check_choice, check_common
 
 __all__ = ["BASES", "FESL", "LEARNERS", "METHODS"]

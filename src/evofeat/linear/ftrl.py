@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._adaptive import FTRLCore
-from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.linear.ogd import LOSSES, LossTask, check_choice
 
 __all__ = ["FTRL", "check_number"]

@@ -6,9 +6,9 @@ import numpy as np
 
 from evofeat.base import OnlineLearner
 from evofeat.base.errors import check_bool
+from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._adaptive import NAGCore
-from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.linear.ogd import LOSSES, LossTask, check_common
 
 __all__ = ["NAG"]

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
-from evofeat.base.state import StateSpec
 from evofeat.base.intercept import InterceptMixin, check_intercept
+from evofeat.base.state import StateSpec
 from evofeat.linear._ogd import OGDCore, loss_slope, loss_value
 
 __all__ = [

@@ -7,8 +7,8 @@ from functools import partial
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
-from evofeat.base.state import StateSpec
 from evofeat.base.intercept import InterceptMixin, check_intercept
+from evofeat.base.state import StateSpec
 from evofeat.linear._pa import PACore
 
 __all__ = ["PA"]

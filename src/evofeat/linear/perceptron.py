@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
-from evofeat.base.state import StateSpec
 from evofeat.base.intercept import InterceptMixin, check_intercept
+from evofeat.base.state import StateSpec
 from evofeat.linear._perceptron import PerceptronCore
 
 __all__ = ["Perceptron"]

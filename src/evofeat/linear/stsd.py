@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
-from evofeat.base.state import StateSpec
 from evofeat.base.intercept import InterceptMixin, check_intercept
+from evofeat.base.state import StateSpec
 from evofeat.linear._stsd import SELECTIONS, STEP_RULES, STSDCore
 
 __all__ = ["STSD", "budget_limit"]

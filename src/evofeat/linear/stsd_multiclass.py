@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
-from evofeat.base.state import StateSpec
 from evofeat.base.intercept import InterceptMixin, check_intercept
+from evofeat.base.state import StateSpec
 from evofeat.linear._stsd import STEP_RULES, STSDMulticlassCore
 from evofeat.linear.stsd import _MODES, _check, _check_common, budget_limit
 
