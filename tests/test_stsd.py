@@ -264,6 +264,16 @@ def test_uniform_is_splitmix64() -> None:
         assert _uniform(rng) == expect
 
 
+def test_the_compiled_counter_draw_is_the_python_twin() -> None:
+    """``evofeat._core.helpers.draw_uniform`` (rng.pxd) and the references' ``splitmix.draw_uniform`` agree."""
+    from evofeat._core.helpers import draw_uniform as compiled
+
+    from reference.splitmix import draw_uniform as twin
+
+    for seed, stream, k in [(0, 0, 0), (3, 1, 2), (2**63 - 1, 7, 10**6), (12345, 2**40, 3)]:
+        assert compiled(seed, stream, k) == twin(seed, stream, k)
+
+
 @pytest.mark.parametrize(
     "bad",
     [

@@ -94,7 +94,7 @@ def predictions(model: Any, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     if isinstance(model, FESL):
         out: np.ndarray = fesl.fesl_reference(X, y, **model.get_params())
         return out
-    if hasattr(model, "reference_predictions"):  # Auto keeps its own (evofeat.ensemble.auto)
+    if hasattr(model, "reference_predictions"):  # Auto, OLVF, OCDS keep theirs in the package
         out = model.reference_predictions(X, y)
         return out
     raise NotImplementedError(f"{type(model).__name__} has no NumPy reference")
