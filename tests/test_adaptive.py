@@ -16,13 +16,15 @@ from typing import Any
 import numpy as np
 import pytest
 
+import reference
 from evofeat.base import FeatureIndex, InputError, OnlineLearner
 from evofeat.ensemble.fesl import FESL
 from evofeat.evaluate import PrequentialResult, prequential, repeat
 from evofeat.linear.adagrad import AdaGrad
-from evofeat.linear.ftrl import FTRL, ftrl_weights_reference
+from evofeat.linear.ftrl import FTRL
 from evofeat.linear.nag import NAG
 from evofeat.streams import Stream, evolvable, full, haphazard, trapezoidal
+from reference.ftrl import ftrl_weights_reference
 
 CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("ftrl", {}),
@@ -88,7 +90,7 @@ def _check_paths(name: str, params: dict, stream: Stream) -> PrequentialResult:
         a, b = arr_model._weights(field), dict_model._weights(field)
         np.testing.assert_array_equal(a, b)
         assert np.isfinite(a).all(), field
-    ref = arr_model.reference_predictions(_dense(stream), stream.y.astype(float))
+    ref = reference.predictions(arr_model, _dense(stream), stream.y.astype(float))
     if dict_model.task == "regression":
         np.testing.assert_allclose(ref, res.labels, rtol=1e-9, atol=1e-12)
     else:

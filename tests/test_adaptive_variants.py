@@ -18,10 +18,12 @@ import scipy.sparse as sp
 from evofeat.base import InputError
 from evofeat.evaluate import prequential
 from evofeat.linear.ofs import LEARNERS as OFS_LEARNERS
-from evofeat.linear.ofs import OFS, ofs_reference
+from evofeat.linear.ofs import OFS
 from evofeat.linear.ofs_partial import OFSP
-from evofeat.linear.stsd import STSD, stsd_reference
+from evofeat.linear.stsd import STSD
 from evofeat.streams import full, haphazard, trapezoidal
+from reference.ofs import ofs_reference
+from reference.stsd import stsd_reference
 from test_stsd import _internal, assert_paths_agree
 
 STSD_MODES = ("stsd", "stsd-i", "stsd-ii", "stsd-i-all", "stsd-i-rand", "stsd-i-per")

@@ -10,9 +10,10 @@ import pytest
 
 from evofeat import io
 from evofeat.base import InputError
-from evofeat.ensemble.fesl import BASES, FESL, METHODS, fesl_reference
+from evofeat.ensemble.fesl import BASES, FESL, METHODS
 from evofeat.evaluate import prequential
 from evofeat.streams import Stream, evolvable, haphazard
+from reference.fesl import fesl_reference
 from test_fesl import _reference_dense  # the stream as a dense array, NaN = absent
 
 

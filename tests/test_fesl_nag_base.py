@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import reference
 from evofeat.ensemble.fesl import FESL
 from evofeat.evaluate import prequential
 from evofeat.streams import Stream, evolvable, haphazard, trapezoidal
@@ -49,7 +50,7 @@ def test_fesl_nag_paths_and_reference_agree(method: str, scenario: str, scale: b
         np.testing.assert_array_equal(model._weights(field), twin._weights(field))
     X = stream.to_dense()
     np.testing.assert_array_equal(
-        model.reference_predictions(X, stream.y.astype(float)), res.labels
+        reference.predictions(model, X, stream.y.astype(float)), res.labels
     )
 
 
@@ -65,9 +66,9 @@ def test_fesl_nag_is_not_adagrad_and_scale_free() -> None:
     X, y = stream.to_dense().copy(), stream.y.astype(float)
     X[:, 0] *= 1000.0
     first = stream.info["eval_from"]  # the first space's rows, before the switch
-    scaled = FESL(**base, base="nag").reference_predictions(X, y)
+    scaled = reference.predictions(FESL(**base, base="nag"), X, y)
     np.testing.assert_array_equal(scaled[:first], nag.labels[:first])
-    ada_scaled = FESL(**base, base="adagrad").reference_predictions(X, y)
+    ada_scaled = reference.predictions(FESL(**base, base="adagrad"), X, y)
     assert (ada_scaled[:first] != ada.labels[:first]).sum() >= 10
 
 
@@ -83,5 +84,5 @@ def test_fesl_nag_extreme_rows_stay_finite_and_match_the_reference(method: str, 
     res = prequential(model, stream, keep_predictions=True)
     assert res.scores is not None and not np.isnan(res.scores).any() and _finite_state(model)
     assert model.n_switches_ == 1
-    ref = model.reference_predictions(_reference_dense(stream), stream.y.astype(float))
+    ref = reference.predictions(model, _reference_dense(stream), stream.y.astype(float))
     np.testing.assert_array_equal(ref, res.labels)

@@ -3,19 +3,21 @@
 Rows of norm 1e300 and 1e-300 (and both, and zero rows) through the dict
 path, the array path and the NumPy reference: no NaN, a finite state, the
 same labels on all three, and the mistake-driven learners stay
-scale-invariant (see :mod:`evofeat.linear._safe`).
+scale-invariant (the rules of ``evofeat/_core/safe.pxd``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from evofeat._core.helpers import safe_axpy, safe_dot
 
+import reference
 from evofeat.base import FeatureIndex
 from evofeat.evaluate import prequential
-from evofeat.linear._safe import MAX, TINY, dot_reference, safe_axpy, safe_dot
 from evofeat.registry import make
 from evofeat.streams import Stream, full, haphazard, trapezoidal
+from reference.safe import MAX, TINY, dot_reference
 
 NAMES = ("perceptron", "pa", "pa-i", "pa-ii")
 
@@ -69,7 +71,7 @@ def test_extreme_rows_dict_array_reference(name: str, kind: str, scenario: str) 
     arr = res.labels.copy()
     arr[arr == 0] = -1
     np.testing.assert_array_equal(np.asarray(labels)[1:], arr[1:])
-    ref = model.reference_predictions(_reference_dense(stream), stream.y.astype(float))
+    ref = reference.predictions(model, _reference_dense(stream), stream.y.astype(float))
     np.testing.assert_array_equal(ref, res.labels)
 
 

@@ -24,10 +24,11 @@ from evofeat._core import scaling as compiled
 from evofeat.base import InputError
 from evofeat.evaluate import prequential
 from evofeat.linear import _adaptive
-from evofeat.linear.ftrl import FTRL, ftrl_reference
+from evofeat.linear.ftrl import FTRL
 from evofeat.preprocessing import METHODS as CORES
 from evofeat.preprocessing import OnlineScaled, learner_from_spec, learner_spec
 from evofeat.streams import Stream
+from reference.ftrl import ftrl_reference
 
 METHODS = ("zscore", "quantile")
 

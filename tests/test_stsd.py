@@ -9,14 +9,16 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import reference
 from evofeat.base import FeatureIndex, InputError
 from evofeat.datasets.preprocessing import stsd_original_preprocessing
 from evofeat.evaluate import prequential
-from evofeat.linear._splitmix import uniform as _uniform
-from evofeat.linear.stsd import STSD, stsd_reference
+from evofeat.linear.stsd import STSD
 from evofeat.linear.stsd_multiclass import STSDMulticlass
 from evofeat.linear.stsd_regression import STSDRegressor
 from evofeat.streams import Stream, haphazard, trapezoidal
+from reference.splitmix import uniform as _uniform
+from reference.stsd import stsd_reference
 
 MODES = ("stsd", "stsd-i", "stsd-ii", "stsd-i-all", "stsd-i-rand", "stsd-i-per")
 
@@ -262,6 +264,16 @@ def test_uniform_is_splitmix64() -> None:
         assert _uniform(rng) == expect
 
 
+def test_the_compiled_counter_draw_is_the_python_twin() -> None:
+    """``evofeat._core.helpers.draw_uniform`` (rng.pxd) and the references' ``splitmix.draw_uniform`` agree."""
+    from evofeat._core.helpers import draw_uniform as compiled
+
+    from reference.splitmix import draw_uniform as twin
+
+    for seed, stream, k in [(0, 0, 0), (3, 1, 2), (2**63 - 1, 7, 10**6), (12345, 2**40, 3)]:
+        assert compiled(seed, stream, k) == twin(seed, stream, k)
+
+
 @pytest.mark.parametrize(
     "bad",
     [
@@ -308,7 +320,7 @@ def test_regression_paths_agree_and_the_baseline_does_not_truncate() -> None:
         model = STSDRegressor(**kw)  # type: ignore[arg-type]
         res = prequential(model, stream, keep_predictions=True)
         np.testing.assert_allclose(
-            res.labels, model.reference_predictions(_internal(stream), y), rtol=1e-12
+            res.labels, reference.predictions(model, _internal(stream), y), rtol=1e-12
         )
         assert len(model.selected_features_) <= model.budget_limit_
     assert len(model.selected_features_) == 12
@@ -323,7 +335,7 @@ def test_multiclass_paths_agree_and_truncate_whole_features() -> None:
     res = prequential(model, stream, keep_predictions=True)
     assert model.n_classes == 3
     np.testing.assert_array_equal(
-        res.labels, model.reference_predictions(_internal(stream), y.astype(float))
+        res.labels, reference.predictions(model, _internal(stream), y.astype(float))
     )
     W = np.array(list(model.coef_.values()))
     assert np.count_nonzero(np.any(W != 0, axis=1)) <= model.budget_limit_ == 9

@@ -14,10 +14,11 @@ import pytest
 
 from evofeat.base import InputError
 from evofeat.evaluate import prequential
-from evofeat.linear._splitmix import uniform
-from evofeat.linear.stsd import STSD, stsd_reference
+from evofeat.linear.stsd import STSD
 from evofeat.streams import full, trapezoidal
 from oracle import stsd as ostsd
+from reference.splitmix import uniform
+from reference.stsd import stsd_reference
 from test_stsd import _internal, assert_paths_agree
 
 _CODE = {"mode": "stsd-i-rand", "variant": "original-code", "C": 10.0, "radius": np.inf}

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from evofeat.linear._topk import (
+from evofeat._core.helpers import (
     topk_build,
     topk_min,
     topk_pop,
@@ -15,6 +12,8 @@ from evofeat.linear._topk import (
     topk_touch,
     topk_truncate,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 D = 12
 # few distinct magnitudes, both signs and zero: ties are common
@@ -124,3 +123,14 @@ def test_touch_after_a_weight_shrinks_or_grows() -> None:
     w[2] = 0.0  # a weight that becomes zero leaves the heap
     topk_touch(heap, pos, hsize, w, 2)
     assert hsize[0] == 0 and topk_pop(heap, pos, hsize, w) == -1
+
+
+def test_truncation_keeps_the_largest_and_the_lower_column_among_ties() -> None:
+    """The tie rule of ``_core/topk.pxd``: evict the smallest ``|w|``, the higher column first."""
+    w = np.array([0.5, -2.0, 0.5, 1.0, 0.0])
+    heap, pos, hsize = np.zeros(5, np.int64), np.full(5, -1, np.int64), np.zeros(1, np.int64)
+    for c in range(5):
+        topk_touch(heap, pos, hsize, w, c)
+    assert (int(hsize[0]), int(topk_min(heap, hsize))) == (4, 2)  # 0.5 twice: column 2 goes first
+    assert topk_truncate(heap, pos, hsize, w, 2) == 2
+    assert w.tolist() == [0.0, -2.0, 0.0, 1.0, 0.0]

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=True, wraparound=False
-"""The compiled helpers of :mod:`evofeat._core.safe` and :mod:`evofeat._core.topk`, callable from Python.
+"""The compiled helpers of ``_core/safe.pxd``, ``topk.pxd`` and ``rng.pxd``, callable from Python.
 
 The learners ``cimport`` the inline versions; these wrappers (bounds-checked)
 let tests and the NumPy side call exactly the same code on NumPy arrays.
@@ -7,9 +7,9 @@ let tests and the NumPy side call exactly the same code on NumPy arrays.
 
 from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release, PyObject_GetBuffer
 from libc.math cimport fabs
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
 
-from evofeat._core cimport safe, topk
+from evofeat._core cimport rng, safe, topk
 
 
 def safe_dot(const double[::1] w, const int64_t[::1] idx, const double[::1] val):
@@ -38,6 +38,17 @@ def safe_axpy(double[::1] w, double a, const int64_t[::1] idx, const double[::1]
         return safe.safe_axpy(NULL, a, NULL, NULL, 0)
     _check(idx, w.shape[0])
     return safe.safe_axpy(&w[0], a, &idx[0], &val[0], idx.shape[0])
+
+
+def draw_uniform(uint64_t seed, uint64_t stream, uint64_t k):
+    """The ``k``-th uniform in [0, 1) of ``stream`` under ``seed``: SplitMix64, counter-based (no state).
+
+    The draw of ``rng.pxd`` that OFS_P, RAND and FESL-s use.
+
+    >>> round(draw_uniform(0, 0, 0), 6), draw_uniform(3, 1, 2) == draw_uniform(3, 1, 2)
+    (0.203103, True)
+    """
+    return rng.draw_uniform(seed, stream, k)
 
 
 cdef _check(const int64_t[::1] cols, Py_ssize_t d):

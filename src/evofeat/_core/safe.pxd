@@ -1,4 +1,10 @@
-# Overflow-safe arithmetic shared by the linear learners (see evofeat/linear/_safe.py for the rules).
+# Overflow-safe arithmetic shared by the linear learners (perceptron, PA, OGD, FESL). The rules:
+# - a dot product is summed left to right; only when that sum is not finite, or is 0 or below the smallest normal
+#   double (products may have underflowed), is it recomputed on operands rescaled by powers of two (exact) and
+#   saturated to +-MAX or, if it is not 0 but underflows, to +-TINY: a score is never NaN and keeps its sign, so a
+#   mistake-driven learner is scale-invariant from rows of norm 1e-300 to 1e300, and ordinary data are unchanged;
+# - a step w += a x is skipped when a is not finite and saturates each weight at +-MAX instead of overflowing.
+# Other underflow is left alone. The NumPy twin used by the tests' references is tests/reference/safe.py.
 # Everything here is ``cdef inline``: each learner module compiles its own copy, so a call costs nothing.
 from libc.math cimport fabs, frexp, ldexp
 from libc.stdint cimport int64_t

@@ -1,6 +1,11 @@
 # The support of a weight vector as an indexed min-heap: keep the k largest |w| in O(log k).
-# A translation of evofeat/linear/_topk.py (its docstring states the tie rule: columns are ordered by
-# (|w[col]|, -col), so truncation keeps the largest |w| and, among equals, the lower column).
+# Truncation to the B largest weights (STSD, OFS, PE_trun) on a sparse stream must not cost O(d) per row: the learner
+# keeps the columns with a non-zero weight in a binary min-heap ordered by |w[col]|, tells the heap about every weight
+# it changes (topk_touch, O(log size)) and truncates by popping the smallest (topk_truncate, O(log size) per weight).
+# Tie rule: columns are ordered by (|w[col]|, -col), so truncation keeps the largest |w| and, among equals, the lower
+# column; every path of every truncating learner (dict, array, the tests' NumPy references) uses it. The order is
+# invariant to a global positive scale of w (a learner storing w = scale * v keeps the heap over v).
+# evofeat._core.helpers wraps these functions for Python (the tests use them).
 # ``heap``: the columns of the support in heap order; ``pos``: each column's position in ``heap``
 # (-1 if absent, one entry per feature); ``hsize``: the support size. Nothing here allocates.
 from libc.math cimport fabs

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from evofeat._core import helpers as _helpers
+import evofeat._core.helpers as _helpers
 from evofeat._core import loop as _loop
 from evofeat._core.core import Core
 from evofeat.base.canonical import canonical_csr
@@ -653,14 +653,6 @@ class OnlineLearner:
         """The weight of each feature seen so far, by name."""
         w = self._effective_weights()
         return dict(zip(self.feature_index_.names, w.tolist(), strict=True)) if w.size else {}
-
-    def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Labels predicted by the plain-NumPy reference of this learner's math.
-
-        ``X`` is dense with NaN for absent entries, its columns in the order the
-        features first appear; used by the parity tests.
-        """
-        raise NotImplementedError(f"{type(self).__name__} has no NumPy reference")
 
     def _effective_weights(self) -> np.ndarray:
         """The weights as the model uses them (subclasses with a scale factor override)."""

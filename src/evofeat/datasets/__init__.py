@@ -7,6 +7,10 @@ Examples
 Dataset('german', 1000 rows x 24 features, binary, sparse)
 """
 
+import sys
+
+from . import catalogue
+from .catalogue import DatasetInfo, cache_dir, find, list_datasets
 from .dataset import Dataset
 from .errors import (
     ChecksumError,
@@ -18,7 +22,11 @@ from .errors import (
 from .fetch import download
 from .loaders import load, stsd_german_permutations
 from .preprocessing import PREPROCESSORS, preprocess, register_preprocessor
-from .registry import DatasetInfo, cache_dir, find, list_datasets
+
+#: ``evofeat.datasets.registry``: the catalogue's former name, an alias of the same module (so
+#: existing imports, and monkeypatches of it, keep working); ``evofeat.registry`` is the learners'.
+registry = catalogue
+sys.modules[f"{__name__}.registry"] = catalogue
 
 __all__ = [
     "PREPROCESSORS",

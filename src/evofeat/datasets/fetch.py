@@ -15,10 +15,10 @@ from typing import Any
 
 from evofeat.base.errors import InputError
 
-from . import registry
+from . import catalogue
+from .catalogue import FileRecord, get_entry, how_to_get
 from .errors import ChecksumError, DataFormatError, DataNotFoundError, UnverifiedDownloadWarning
 from .readers import GZIP_MAGIC, decompress
-from .registry import FileRecord, get_entry, how_to_get
 
 __all__ = ["MAX_DOWNLOAD_BYTES", "download"]
 
@@ -56,7 +56,7 @@ def check_url(url: str) -> str:
             expected="an https:// URL",
             received=f"a {scheme}: URL" if scheme else "no URL scheme",
             fix="give the https:// address of the file; for a copy already on this machine, "
-            f"place it under {registry.cache_dir()} or a folder named by ${registry.ENV_VAR}",
+            f"place it under {catalogue.cache_dir()} or a folder named by ${catalogue.ENV_VAR}",
         )
     return str(url)
 
@@ -146,7 +146,7 @@ def _fetch(
             raise DataNotFoundError(
                 f"could not fetch {url}: {_network_failure(err, timeout)} (tried "
                 f"{1 + RETRIES} times). Check the network connection and the URL, or fetch the "
-                f"file another way and {by_hand} (a folder named by ${registry.ENV_VAR} is "
+                f"file another way and {by_hand} (a folder named by ${catalogue.ENV_VAR} is "
                 "searched first)."
             ) from None
         return Path(path).read_bytes()
@@ -354,7 +354,7 @@ def download(
     evofeat.base.errors.InputError: cannot download from 'http://www.csie.ntu.edu.tw/a8a': expected an https:// URL, received a http: URL; fix: ...
     """
     entry = get_entry(name)
-    root = Path(dest).expanduser() if dest is not None else registry.cache_dir()
+    root = Path(dest).expanduser() if dest is not None else catalogue.cache_dir()
     records = entry.records
     if url is None:
         urls: list[str | None] = [r.source_url if r.downloadable else None for r in records]
@@ -406,10 +406,10 @@ def download(
     return root / Path(records[0].path).parent
 
 
-def _needed_by(entries: list[registry.DatasetEntry], paper: str) -> list[registry.DatasetEntry]:
+def _needed_by(entries: list[catalogue.DatasetEntry], paper: str) -> list[catalogue.DatasetEntry]:
     """The entries whose ``used_by`` names ``paper``'s tables ("OFS Table 8" for "ofs")."""
 
-    def papers(e: registry.DatasetEntry) -> set[str]:
+    def papers(e: catalogue.DatasetEntry) -> set[str]:
         return {t.split()[0].lower() for t in e.used_by}
 
     known = sorted(set().union(*(papers(e) for e in entries)))
@@ -474,7 +474,7 @@ def download_many(
     skipped = []
     keep_going = all_ or paper is not None
     if keep_going:
-        entries = [registry.get_entry(n) for n in registry.names()]
+        entries = [catalogue.get_entry(n) for n in catalogue.names()]
         if paper is not None:
             entries = _needed_by(entries, paper)
         chosen = [

@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .catalogue import DATA_DIR, DatasetEntry, find, resolve
+from .catalogue import fullest as fullest_entry
 from .dataset import TASKS, Dataset
 from .encode import (
     CATEGORICAL_MODES,
@@ -34,8 +36,6 @@ from .readers import (
     read_table,
     warn_zero_based,
 )
-from .registry import DATA_DIR, DatasetEntry, find, resolve
-from .registry import fullest as fullest_entry
 from .textio import iter_blocks, open_binary
 
 __all__ = ["load", "stsd_german_permutations"]
@@ -449,7 +449,7 @@ def load(
         says the file is read as 0-based). Registered files are 1-based.
     fullest : bool, default=False
         Load the registered set that holds the named set's rows and more
-        (:func:`~evofeat.datasets.registry.fullest`: ``mnist-full``, MNIST's
+        (:func:`~evofeat.datasets.catalogue.fullest`: ``mnist-full``, MNIST's
         training then test split, for ``mnist``) when all its files are here,
         else the named set; the Dataset's ``name`` says which was loaded.
 

@@ -4,7 +4,6 @@ Their base learner, OGD, is a linear learner: :class:`evofeat.linear.ogd.OGD`.
 """
 
 from evofeat.ensemble.auto import Auto
-from evofeat.ensemble.fesl import FESL, fesl_reference
-from evofeat.ensemble.mapping import recover
+from evofeat.ensemble.fesl import FESL
 
-__all__ = ["FESL", "Auto", "fesl_reference", "recover"]
+__all__ = ["FESL", "Auto"]

@@ -12,7 +12,9 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
 
 from evofeat._core.adaptive cimport adagrad_step, ftrl_step, ftrl_weight, nag_ratio, nag_rescaled
-from evofeat._core.bias cimport bias_add, bias_adagrad, bias_score, bias_sq
+from evofeat._core.bias cimport (
+    bias_add, bias_adagrad, bias_ftrl_step, bias_ftrl_weight, bias_nag, bias_score, bias_sq,
+)
 from evofeat._core.core cimport Core
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
 from evofeat._core.rng cimport GOLDEN, peek_uniform
@@ -519,10 +521,10 @@ cdef class FESLCore(Core):
             if self.base == 1:
                 bias_adagrad(1, &self.intercept, &self.intercept_G, slope, self.lr, self.eps)
             else:  # FTRL's bias: no L1, no L2 (as FTRL's)
-                ftrl_step(&self.intercept_z, &self.intercept_G, self.intercept, saturate(slope),
-                          self.lr)
-                self.intercept = ftrl_weight(self.intercept_z, self.intercept_G, self.lr,
-                                             self.beta, 0.0, 0.0)
+                bias_ftrl_step(1, &self.intercept_z, &self.intercept_G, self.intercept, slope,
+                               self.lr)
+                self.intercept = bias_ftrl_weight(self.intercept_z, self.intercept_G, self.lr,
+                                                  self.beta)
         cdef int64_t cur = self.cur, j
         cdef Py_ssize_t k
         cdef double g
@@ -556,7 +558,7 @@ cdef class FESLCore(Core):
         then ``w_i -= lr sqrt(nag_t / nag_N) g_i / (s_i sqrt(G_i))``; ``v_p`` follows both."""
         cdef int64_t cur = self.cur, j
         cdef Py_ssize_t k
-        cdef double a, g, r, q, nx = 0.0
+        cdef double a, g, r, q, db, nx = 0.0
         for k in range(n):  # the rescaling, as a change of w (0 where none)
             j = idx[k]
             self.xs[k] = 0.0
@@ -594,10 +596,9 @@ cdef class FESLCore(Core):
         for k in range(n):
             if self.xs[k] != 0.0:
                 self.w[idx[k]] = saturate(self.w[idx[k]] + self.xs[k])
-        if self.fit_intercept and slope != 0.0:  # input 1, scale 1: the gradient is the slope
-            self.intercept_G = saturate(self.intercept_G + slope * slope)
-            self.intercept = saturate(
-                self.intercept - saturate(self.lr * q * nag_ratio(slope, self.intercept_G)))
+        # the input 1, of scale 1: the gradient is the slope
+        db = bias_nag(self.fit_intercept, &self.intercept_G, slope, self.lr, q)
+        bias_add(self.fit_intercept, &self.intercept, -saturate(db))
 
     cdef void store_row(self, double[:, ::1] gram, int64_t b, int64_t s, const int64_t* idx,
                         const double* val, Py_ssize_t n) noexcept:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from evofeat._core.helpers import draw_uniform
 from evofeat.base import OnlineLearner
 from evofeat.base.state import StateSpec
 from evofeat.haphazard._ocds import OCDSCore
-from evofeat.linear._splitmix import draw_uniform
 from evofeat.linear.ftrl import check_number
 from evofeat.linear.ogd import check_choice
 

@@ -10,7 +10,9 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcpy
 
-from evofeat._core.bias cimport bias_adagrad, bias_score, bias_sq
+from evofeat._core.bias cimport (
+    bias_adagrad, bias_add, bias_ftrl_step, bias_ftrl_weight, bias_nag, bias_score, bias_sq,
+)
 from evofeat._core.core cimport Core
 from evofeat._core.adaptive cimport (
     adagrad_step, ftrl_step, ftrl_weight, invariant_shrink, nag_ratio, nag_rescaled,
@@ -78,8 +80,21 @@ cdef class FTRLCore(RowScratch):
 
     cdef inline double bias(self) noexcept:
         """The lazy weight of the bias (no L1, no L2)."""
-        return ftrl_weight(self.intercept_z, self.intercept_n, self.intercept_lr, self.beta, 0.0,
-                           0.0)
+        return bias_ftrl_weight(self.intercept_z, self.intercept_n, self.intercept_lr, self.beta)
+
+    def coef(self, Py_ssize_t n):
+        """The lazy weights of the first ``n`` features (``coef_``), as :meth:`predict` computes them."""
+        import numpy as np
+        out = np.zeros(max(0, min(n, self.z.shape[0])))
+        cdef double[::1] o = out
+        cdef Py_ssize_t i
+        for i in range(o.shape[0]):
+            o[i] = ftrl_weight(self.z[i], self.n[i], self.alpha, self.beta, self.l1, self.l2)
+        return out
+
+    def intercept_weight(self):
+        """The bias's lazy weight (``intercept_``)."""
+        return self.bias()
 
     cdef double* weights(self, const int64_t* idx, Py_ssize_t m) noexcept:
         """The row's weights from ``z`` and ``n`` into the scratch buffer, marked with the row's
@@ -132,8 +147,8 @@ cdef class FTRLCore(RowScratch):
                 w = ftrl_weight(z[i], nn[i], self.alpha, self.beta, self.l1, self.l2)
             ftrl_step(&z[i], &nn[i], w, saturate(slope * val[k]), self.alpha)
         if self.fit_intercept:  # the gradient on the constant input 1 is the slope
-            ftrl_step(&self.intercept_z, &self.intercept_n, self.bias(), saturate(slope),
-                      self.intercept_lr)
+            bias_ftrl_step(1, &self.intercept_z, &self.intercept_n, self.bias(), slope,
+                           self.intercept_lr)
         return loss
 
 
@@ -259,9 +274,8 @@ cdef class NAGCore(RowScratch):
                 continue
             G[i] = saturate(G[i] + g * g)
             d[k] = saturate(self.lr * q * nag_ratio(g, G[i]) / s[i])
-        if self.fit_intercept and slope != 0.0:  # input 1, scale 1: the gradient is the slope
-            self.intercept_G = saturate(self.intercept_G + slope * slope)
-            db = self.intercept_lr * q * nag_ratio(slope, self.intercept_G)
+        # the input 1, of scale 1: the gradient is the slope
+        db = bias_nag(self.fit_intercept, &self.intercept_G, slope, self.intercept_lr, q)
         if self.invariant:
             for k in range(m):
                 D = saturate(D + d[k] * val[k])
@@ -269,7 +283,7 @@ cdef class NAGCore(RowScratch):
         for k in range(m):
             if d[k] != 0.0:
                 w[idx[k]] = saturate(w[idx[k]] - shrink * d[k])
-        self.intercept = saturate(self.intercept - shrink * db)
+        bias_add(self.fit_intercept, &self.intercept, -shrink * db)
         return loss
 
 

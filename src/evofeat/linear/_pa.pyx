@@ -4,7 +4,7 @@
 from libc.math cimport fabs, ldexp
 from libc.stdint cimport int64_t
 
-from evofeat._core.bias cimport bias_add, bias_score, bias_sq
+from evofeat._core.bias cimport bias_add, bias_input, bias_score, bias_sq, bias_sq_scaled
 from evofeat._core.core cimport Core
 from evofeat._core.safe cimport (
     MAX, NORMAL, exponent, fmax0, safe_axpy, safe_dot, saturate, sign_label, sq_norm,
@@ -75,7 +75,7 @@ cdef class PACore(Core):
                     bias_add(1, &self.intercept, a)
                 return loss
         # ||x||^2 over- or underflowed: the step on the row rescaled by a power of two
-        cdef double m = 1.0 if self.fit_intercept else 0.0  # the bias's input is 1
+        cdef double m = bias_input(self.fit_intercept)
         cdef double sqs = 0.0, v, c
         cdef Py_ssize_t k
         for k in range(n):
@@ -86,9 +86,7 @@ cdef class PACore(Core):
         for k in range(n):
             v = ldexp(val[k], -e)
             sqs += v * v
-        if self.fit_intercept:
-            v = ldexp(1.0, -e)
-            sqs += v * v
+        sqs = bias_sq_scaled(self.fit_intercept, sqs, e)
         c = self.rescaled_step(loss, e, sqs) * y
         if fabs(c) <= MAX:
             for k in range(n):

@@ -5,14 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from evofeat.base import OnlineLearner
+from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._adaptive import AdaGradCore
-from evofeat.linear._intercept import InterceptMixin, check_intercept
-from evofeat.linear._safe import MAX
-from evofeat.linear.ftrl import check_number, run_reference
+from evofeat.linear.ftrl import check_number
 from evofeat.linear.ogd import LOSSES, LossTask, check_common
 
-__all__ = ["AdaGrad", "adagrad_reference"]
+__all__ = ["AdaGrad"]
 
 
 class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
@@ -124,10 +123,6 @@ class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override
         check_number(self.eps, "eps", positive=True, fix="pass eps=1e-8")
         check_intercept(self, "lr")
 
-    def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        rate = self._intercept_rate(self.lr) if self.fit_intercept else None
-        return adagrad_reference(X, y, self.lr, self.eps, self.loss, rate)
-
     _compiled_core = True
 
     def _make_state(self, capacity: int) -> AdaGradCore:
@@ -139,41 +134,6 @@ class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override
             loss_kind=LOSSES[self.loss],
             **self._intercept_fields(self.lr, ("intercept", "intercept_G")),
         )
-
-
-def adagrad_reference(
-    X: np.ndarray,
-    y: np.ndarray,
-    lr: float = 0.1,
-    eps: float = 1e-8,
-    loss: str = "logistic",
-    intercept_lr: float | None = None,
-) -> np.ndarray:
-    """Plain-NumPy AdaGrad OGD over a dense stream (NaN = absent); returns the predictions.
-
-    ``intercept_lr``: learn a bias with this step scale and its own
-    accumulator (``None``: no bias).
-
-    >>> adagrad_reference(np.array([[1.0, np.nan], [1.0, 2.0]]), np.array([1, -1]))
-    array([-1.,  1.])
-    """
-    w, G = np.zeros(X.shape[1]), np.zeros(X.shape[1])
-    b, Gb = np.zeros(1), np.zeros(1)
-
-    def step(v: np.ndarray, acc: np.ndarray, g: np.ndarray, rate: float) -> None:
-        acc[:] = np.clip(acc + g * g, -MAX, MAX)
-        v[:] = np.clip(v - np.clip(rate * (g / np.sqrt(eps + acc)), -MAX, MAX), -MAX, MAX)
-
-    def update(vis: np.ndarray, _: np.ndarray, g: np.ndarray) -> None:
-        wv, Gv = w[vis], G[vis]
-        step(wv, Gv, g, lr)
-        w[vis], G[vis] = wv, Gv
-
-    def bias_update(g: float) -> None:
-        step(b, Gb, np.array([g]), lr if intercept_lr is None else intercept_lr)
-
-    intercept = None if intercept_lr is None else (lambda: float(b[0]), bias_update)
-    return run_reference(X, y, loss, lambda vis: w[vis], update, intercept)
 
 
 LEARNERS = {"adagrad": AdaGrad}

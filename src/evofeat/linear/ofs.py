@@ -14,12 +14,10 @@ from evofeat.linear._ofs_base import (
     _Budgeted,
     _require,
     _Step,
-    ofs_reference,
 )
-from evofeat.linear._splitmix import draw_uniform
 from evofeat.linear.ofs_partial import OFSP
 
-__all__ = ["OFS", "TRUNCATE_BY", "PETrun", "RAND", "draw_uniform", "ofs_reference"]
+__all__ = ["OFS", "TRUNCATE_BY", "PETrun", "RAND"]
 
 
 _DRAWS = ("once", "per-mistake")
@@ -38,7 +36,7 @@ class OFS(_Step):
     A row costs O(nnz log B), not O(d): ``w`` is kept as ``scale * v`` with ``||v||^2``
     up to date (the decay and the projection are O(1)), and the support is an indexed
     min-heap: the one weight vector of the truncating learners
-    (``evofeat/_core/weight_vector.pxd``; the tie rule of :mod:`evofeat.linear._topk`).
+    (``evofeat/_core/weight_vector.pxd``; the tie rule of ``evofeat/_core/topk.pxd``).
 
     Parameters
     ----------

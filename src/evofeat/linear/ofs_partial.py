@@ -8,11 +8,8 @@ its update use only the observed attributes; the update divides each
 observed value by the probability that it was observed,
 ``epsilon * min(1, B / d) + (1 - epsilon) * [w_i != 0]`` (``d`` the number
 of visible features), which makes the observed row an unbiased estimate of
-the full row. The draw of row ``t`` (:func:`evofeat.linear.ofs.draw_uniform`)
+the full row. The draw of row ``t`` (SplitMix64, ``draw_uniform`` of ``evofeat/_core/rng.pxd``)
 depends on the seed and ``t`` only, so predicting a row advances no state.
-
->>> sorted(observed_reference(np.zeros(6), np.arange(6), 2, 1.0, seed=0, t=0))
-[1, 5]
 """
 
 from __future__ import annotations
@@ -28,10 +25,9 @@ from evofeat.linear._ofs_base import (
     _real,
     _require,
     _Step,
-    observed_reference,
 )
 
-__all__ = ["OFSP", "observed_reference"]
+__all__ = ["OFSP"]
 
 
 class OFSP(_Step):

@@ -7,10 +7,9 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
-from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._ogd import OGDCore, loss_slope, loss_value
-from evofeat.linear._safe import MAX, dot_reference, saturate_reference
 
 __all__ = [
     "LOSSES",
@@ -18,11 +17,8 @@ __all__ = [
     "LossTask",
     "check_choice",
     "check_common",
-    "loss_reference",
     "loss_slope",
     "loss_value",
-    "ogd_reference",
-    "step_reference",
 ]
 
 #: loss name -> code used inside the compiled core.
@@ -161,10 +157,6 @@ class OGD(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
         check_common(self)
         check_intercept(self, "lr")
 
-    def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        rate = self._intercept_rate(self.lr) if self.fit_intercept else None
-        return ogd_reference(X, y, self.lr, self.loss, rate)
-
     def _make_state(self, capacity: int) -> OGDCore:
         return OGDCore(
             w=np.zeros(capacity),
@@ -173,67 +165,6 @@ class OGD(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
             t=0,
             **self._intercept_fields(self.lr),
         )
-
-
-def loss_reference(loss: str, f: float, y: float) -> tuple[float, float]:
-    """Plain-NumPy loss and its derivative in ``f`` (for the references).
-
-    >>> loss_reference("square", 1.0, 3.0)
-    (4.0, -4.0)
-    """
-    if loss == "square":
-        with np.errstate(over="ignore"):  # a saturated score: an infinite loss, a skipped step
-            d = y - f
-            return d * d, -2.0 * d
-    return float(np.logaddexp(0.0, -y * f)), float(-y * np.exp(-np.logaddexp(0.0, y * f)))
-
-
-def ogd_reference(
-    X: np.ndarray,
-    y: np.ndarray,
-    lr: float = 1.0,
-    loss: str = "logistic",
-    intercept_lr: float | None = None,
-) -> np.ndarray:
-    """Plain-NumPy OGD over a dense stream (NaN = absent); returns the predictions.
-
-    ``intercept_lr``: learn a bias with this step scale (``None``: no bias).
-
-    >>> ogd_reference(np.array([[1.0, np.nan], [1.0, 2.0]]), np.array([1, -1]))
-    array([-1.,  1.])
-    >>> ogd_reference(np.array([[1.0, np.nan], [1.0, 2.0]]), np.array([1, -1]), intercept_lr=1.0)
-    array([-1.,  1.])
-    """
-    n, d = X.shape
-    w = np.zeros(d)
-    b = np.zeros(1)
-    out = np.empty(n)
-    for t in range(n):
-        vis = ~np.isnan(X[t])
-        x = X[t, vis]
-        f = dot_reference(w[vis], x)
-        if intercept_lr is not None:
-            f = min(max(f + float(b[0]), -MAX), MAX)
-        out[t] = f if loss == "square" else (1.0 if f > 0 else -1.0)
-        slope = loss_reference(loss, f, y[t])[1]
-        w[vis] = step_reference(w[vis], -lr / np.sqrt(t + 1) * slope, x)
-        if intercept_lr is not None:
-            with np.errstate(over="ignore", invalid="ignore"):
-                b = step_reference(b, -intercept_lr / np.sqrt(t + 1) * slope, np.ones(1))
-    return out
-
-
-def step_reference(w: np.ndarray, a: float, x: np.ndarray) -> np.ndarray:
-    """Plain-NumPy ``w + a x`` with the rule of :func:`~evofeat.linear._safe.safe_axpy`.
-
-    >>> step_reference(np.array([1.0]), np.inf, np.array([1.0]))
-    array([1.])
-    """
-    if not abs(a) <= 1.7976931348623157e308:
-        return w
-    with np.errstate(over="ignore"):
-        out: np.ndarray = saturate_reference(w + a * x)
-    return out
 
 
 LEARNERS = {"ogd": OGD}

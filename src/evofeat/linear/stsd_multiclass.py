@@ -8,20 +8,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
-from evofeat.linear._intercept import InterceptMixin, check_intercept
 from evofeat.linear._stsd import STEP_RULES, STSDMulticlassCore
-from evofeat.linear.stsd import (
-    _MODES,
-    _TINY_SCALE,
-    _check,
-    _check_common,
-    budget_limit,
-    running_sum,
-    step_size,
-)
+from evofeat.linear.stsd import _MODES, _check, _check_common, budget_limit
 
-__all__ = ["STSDMulticlass", "stsd_multiclass_reference"]
+__all__ = ["STSDMulticlass"]
 
 
 class STSDMulticlass(InterceptMixin, OnlineLearner):
@@ -208,74 +200,6 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
         """The number of features the truncation allows at the current dimension."""
         d = 0 if getattr(self, "_state", None) is None else int(self._state.dim)
         return budget_limit("largest", self.budget, d, False)
-
-    def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """The predictions of :func:`stsd_multiclass_reference` with these parameters."""
-        K = self.n_classes if self.n_classes is not None else int(np.max(y)) + 1
-        self._without_bias()
-        return stsd_multiclass_reference(X, y, self.mode, self.C, self.radius, self.budget, K)
-
-
-def stsd_multiclass_reference(
-    X: np.ndarray,
-    y: np.ndarray,
-    mode: str = "stsd-i",
-    C: float = 0.1,
-    radius: float = 30.0,
-    budget: float = 0.5,
-    n_classes: int = 2,
-) -> np.ndarray:
-    """Plain-NumPy multiclass STSD over a dense stream (NaN = absent); returns the predicted classes.
-
-    One row at a time, columns in order of first appearance, ``W = scale * V``
-    and sums left to right in column order, as on the compiled path.
-
-    >>> X = np.array([[1.0, np.nan], [1.0, 1.0], [np.nan, 1.0]])
-    >>> stsd_multiclass_reference(X, np.array([2, 1, 1]), n_classes=3)
-    array([0., 2., 1.])
-    """
-    n, d = X.shape
-    V, g = np.zeros((d, n_classes)), np.zeros(d)
-    scale, l1, dim = 1.0, 0.0, 0
-    out = np.empty(n)
-    for t in range(n):
-        cols = np.flatnonzero(~np.isnan(X[t]))
-        x = X[t, cols]
-        dim = max(dim, int(cols.max()) + 1 if cols.size else 0)
-        f = np.array([running_sum(0.0, V[cols, c] * x) for c in range(n_classes)]) * scale
-        out[t] = float(np.argmax(f))  # the first maximum: the lowest class among ties
-        yc = int(y[t])
-        rest = f.copy()
-        rest[yc] = -np.inf
-        r = int(np.argmax(rest))
-        loss = max(0.0, 1.0 - (f[yc] - f[r]))
-        sq = running_sum(0.0, x * x)
-        if loss > 0 and 0 < sq < np.inf:
-            a = step_size(_MODES[mode][0], C, loss, 2.0 * sq, 0.0, False) / scale
-            for j, xj in zip(cols.tolist(), x.tolist(), strict=True):
-                if xj != 0.0:
-                    V[j, yc] += a * xj
-                    V[j, r] -= a * xj
-                    old, g[j] = g[j], running_sum(0.0, np.abs(V[j]))
-                    l1 += g[j] - old
-        if scale * l1 > radius:
-            scale *= radius / (scale * l1)
-            if scale < _TINY_SCALE:
-                V *= scale
-                l1 *= scale
-                scale = 1.0
-                g = np.array([running_sum(0.0, np.abs(row)) for row in V])
-        support = np.flatnonzero(g)
-        k = budget_limit("largest", budget, dim, False)
-        # evict the smallest row norms first, the higher column first among ties
-        if support.size > k:
-            drop = support[np.lexsort((-support, g[support]))[: support.size - k]]
-            l1 = running_sum(l1, -g[drop])
-            g[drop] = 0.0
-            V[drop] = 0.0
-        if not g.any():
-            l1 = 0.0
-    return out
 
 
 LEARNERS = {

@@ -414,7 +414,7 @@ def user_file(name_or_path: str | os.PathLike[str], suffixes: tuple[str, ...]) -
     >>> user_file("german", (".csv",)) is None
     True
     """
-    from evofeat.datasets.registry import resolve
+    from evofeat.datasets.catalogue import resolve
 
     try:
         target = resolve(name_or_path)

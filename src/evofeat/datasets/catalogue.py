@@ -1,6 +1,8 @@
-"""The data-set registry: names, files, checksums, sources, and where the files are.
+"""The data-set catalogue: names, files, checksums, sources, and where the files are.
 
-The registry is data, not code: ``data/catalog.json`` holds one record per
+(Formerly ``evofeat.datasets.registry``, still importable under that name;
+``evofeat.registry`` is the other registry, of the learners.) The catalogue is
+data, not code: ``data/catalog.json`` holds one record per
 file (copied from the shared data folder's ``manifest.json``: shape, label
 counts, sha256, source, licence) and one record per registry name (its files
 and per-set quirks: separator, header, label column, positive label,
@@ -68,7 +70,7 @@ def cache_dir() -> Path:
 
     Examples
     --------
-    >>> from evofeat.datasets.registry import cache_dir
+    >>> from evofeat.datasets.catalogue import cache_dir
     >>> cache_dir().name
     'evofeat'
     """
@@ -81,7 +83,7 @@ class FileRecord:
 
     Examples
     --------
-    >>> from evofeat.datasets.registry import get_entry
+    >>> from evofeat.datasets.catalogue import get_entry
     >>> rec = get_entry("german").records[0]
     >>> rec.path, rec.n_rows, rec.source_url[:34]
     ('german/german.numer.gz', 1000, 'https://raw.githubusercontent.com/')
@@ -121,7 +123,7 @@ class FileRecord:
 
         Examples
         --------
-        >>> from evofeat.datasets.registry import get_entry
+        >>> from evofeat.datasets.catalogue import get_entry
         >>> get_entry("a8a").records[0].verifiable, get_entry("codrna").records[0].verifiable
         (True, False)
         """
@@ -169,7 +171,7 @@ class DatasetEntry:
 
     Examples
     --------
-    >>> from evofeat.datasets.registry import get_entry
+    >>> from evofeat.datasets.catalogue import get_entry
     >>> e = get_entry("ijcnn1")
     >>> e.n_rows, e.n_features, e.task, e.bundled
     (141691, 22, 'binary', False)
@@ -396,7 +398,7 @@ def names() -> list[str]:
 
     Examples
     --------
-    >>> from evofeat.datasets.registry import names
+    >>> from evofeat.datasets.catalogue import names
     >>> "covtype-binary" in names() and "german" in names()
     True
     """
@@ -408,7 +410,7 @@ def file_record(path: str) -> FileRecord:
 
     Examples
     --------
-    >>> from evofeat.datasets.registry import file_record
+    >>> from evofeat.datasets.catalogue import file_record
     >>> file_record("permutations/german_stsd_id_all.csv.gz").n_rows
     20
     """
@@ -430,7 +432,7 @@ def get_entry(name: str) -> DatasetEntry:
 
     Examples
     --------
-    >>> from evofeat.datasets.registry import get_entry
+    >>> from evofeat.datasets.catalogue import get_entry
     >>> get_entry("covtype-binary").positive
     2
     >>> get_entry("SensIT Vehicle").name, get_entry("CIFAR-10").name
@@ -470,7 +472,7 @@ def resolve(name_or_path: str | os.PathLike[str]) -> DatasetEntry | Path:
 
     Examples
     --------
-    >>> from evofeat.datasets.registry import resolve
+    >>> from evofeat.datasets.catalogue import resolve
     >>> resolve("German").name
     'german'
     >>> resolve("my_data.csv.gz")
@@ -517,7 +519,7 @@ def how_to_get(name: str | DatasetEntry) -> str:
 
     Examples
     --------
-    >>> from evofeat.datasets.registry import how_to_get
+    >>> from evofeat.datasets.catalogue import how_to_get
     >>> "download('a8a')" in how_to_get("a8a")
     True
     >>> how_to_get("codrna").splitlines()[0][:44]
@@ -611,7 +613,7 @@ def needs_data(name: str | DatasetEntry) -> str:
 
     Examples
     --------
-    >>> from evofeat.datasets.registry import needs_data
+    >>> from evofeat.datasets.catalogue import needs_data
     >>> needs_data("KDDCUP08")[:54]
     'needs data kddcup08: not public (the KDD Cup 2008 data'
     >>> needs_data("gisette-train").split(" (from")[0]
@@ -633,7 +635,7 @@ def fullest(name: str | DatasetEntry) -> DatasetEntry:
 
     Examples
     --------
-    >>> from evofeat.datasets.registry import fullest, get_entry
+    >>> from evofeat.datasets.catalogue import fullest, get_entry
     >>> get_entry("mnist-full").options["extends"], fullest("german").name
     ('mnist', 'german')
     """
@@ -652,7 +654,7 @@ def status(name: str | DatasetEntry) -> Status:
 
     Examples
     --------
-    >>> from evofeat.datasets.registry import status
+    >>> from evofeat.datasets.catalogue import status
     >>> status("german"), status("rfid")
     ('here', 'not public')
     """

@@ -1,11 +1,9 @@
-"""Overflow-safe arithmetic for the gradient and mistake-driven linear learners: the rules and their NumPy references.
+"""Overflow-safe arithmetic of the linear learners in plain NumPy: the references' twin of ``_core/safe.pxd``.
 
 The compiled versions are ``evofeat/_core/safe.pxd`` (inline, ``cimport``-ed
-by each learner); :func:`safe_dot` and :func:`safe_axpy` here call them on
-NumPy arrays.
-
-The rules, shared by the perceptron, PA, OGD and FESL (kernels and NumPy
-references alike):
+by each learner; ``evofeat._core.helpers.safe_dot`` and ``safe_axpy`` call
+them on NumPy arrays). The rules, shared by the perceptron, PA, OGD and FESL
+(kernels and NumPy references alike):
 
 - A dot product is summed left to right as usual; only when that sum is not
   finite (an intermediate product or sum overflowed, giving ``inf`` or
@@ -30,14 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from evofeat._core.helpers import safe_axpy, safe_dot
-
 __all__ = [
     "MAX",
     "TINY",
     "dot_reference",
-    "safe_axpy",
-    "safe_dot",
     "saturate_reference",
     "unscale_reference",
 ]
@@ -50,7 +44,6 @@ TINY = 5e-324
 _NORMAL = 2.2250738585072014e-308
 
 
-# ---------------------------------------------------------------------------- NumPy references
 def saturate_reference(v: Any) -> Any:
     """``v`` clipped to ``[-MAX, MAX]`` (NaN stays NaN), as the compiled ``saturate``.
 

@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from evofeat.linear._safe import MAX
+from reference.safe import MAX
 
-__all__ = ["STEPS", "adagrad_delta"]
-
-#: The step rules of STSD and OFS: the paper's, or AdaGrad's per coordinate (Duchi et al. 2011).
-STEPS = ("paper", "adagrad")
+__all__ = ["adagrad_delta"]
 
 
 def adagrad_delta(

@@ -1,4 +1,4 @@
-"""The intercept (bias) option of the linear online learners: its parameters, checks and reported weight.
+"""The intercept (bias) option of the online learners (every family): its parameters, checks and reported weight.
 
 The bias is the weight of a constant input 1 that every row has. It is not a
 feature: it is always visible, has no entry in the feature index, never
@@ -6,7 +6,8 @@ counts in a budget or a stage, and is not in ``coef_``; it is reported as
 ``intercept_``. Each learner steps it with its own rule on the input 1 (see
 its docstring); the state lives in the learner's compiled core under named
 fields (``fit_intercept``, ``intercept``, ...), so model files and copies
-carry it like the weights.
+carry it like the weights. The compiled part that scores and steps it is
+``evofeat/_core/bias.pxd``.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ import inspect
 import math
 from typing import Any, cast
 
-from evofeat.base import InputError
-from evofeat.base.errors import check_bool
+from evofeat.base.errors import InputError, check_bool
 
 __all__ = ["InterceptMixin", "check_intercept"]
 
@@ -86,16 +86,6 @@ class InterceptMixin:
         if own is not None:
             out["intercept_lr"] = self._intercept_rate(own)
         return out
-
-    def _without_bias(self) -> dict[str, Any]:
-        """The parameters for an in-package NumPy reference, which has no bias (``tests/oracle`` has it)."""
-        params = dict(cast(Any, self).get_params())
-        if params.pop("fit_intercept", False):
-            raise NotImplementedError(
-                f"{type(self).__name__}'s in-package reference has no bias: "
-                "compare fit_intercept=True with the oracle in tests/oracle"
-            )
-        return params
 
     def _intercept_weight(self) -> float:
         """The bias as the model uses it (a learner whose bias is computed overrides this)."""

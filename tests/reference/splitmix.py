@@ -1,4 +1,4 @@
-"""SplitMix64 in plain Python, for the NumPy references (the compiled one is ``_core/rng.pxd``).
+"""SplitMix64 in plain Python, for the NumPy references (the compiled one is ``evofeat/_core/rng.pxd``).
 
 Steele, Lea, Flood. Fast Splittable Pseudorandom Number Generators. OOPSLA
 2014: advance a 64-bit state by the golden gamma, mix it; a uniform is the top
