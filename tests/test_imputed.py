@@ -276,3 +276,26 @@ def test_the_compiled_module_examples_run():
     result = doctest.testmod(compiled)
     assert result.attempted > 0 and result.failed == 0
     assert doctest.testmod(imputed).failed == 0
+
+
+@pytest.mark.parametrize(
+    ("neighbours", "field", "bad"),
+    [
+        (3, "nbr", lambda a: a + 10**6),
+        (3, "cnt", lambda a: a - 5.0),
+        (None, "forget", lambda a: a * 0 + 0.5),
+    ],
+)
+def test_a_model_file_that_breaks_the_declaration_is_refused(neighbours, field, bad, tmp_path):
+    from test_io import _rewrite
+
+    model = Imputed("ftrl", neighbours=neighbours)
+    for t in range(30):
+        model.learn_one({"a": float(t), "b": float(t % 7), "c": 1.0 * (t % 3)}, 1 if t % 2 else -1)
+    path = io.save(model, tmp_path / "m.npz")
+    with np.load(path, allow_pickle=False) as npz:
+        key = next(k for k in npz.files if k.endswith(f".{field}"))
+        arr = npz[key]
+    _rewrite(path, arrays={key: np.asarray(bad(arr), dtype=arr.dtype)}, keep_digest=False)
+    with pytest.raises(InputError):
+        io.load(path)

@@ -22,6 +22,12 @@ cdef class CopulaCore(QuantileCore):
     cdef int reserve(self, Py_ssize_t d, Py_ssize_t no, Py_ssize_t nm, bint keep) noexcept
     cdef Py_ssize_t extend(self, const int64_t* idx, const double* z, Py_ssize_t n,
                            bint keep) noexcept
+    cdef void em_step(self, Py_ssize_t m) noexcept
+
+
+cdef double learn_unimputed(QuantileCore core, const int64_t* idx, const double* feed,
+                            Py_ssize_t nfeed, const double* val, Py_ssize_t n, double y,
+                            double score) noexcept
 
 
 cdef class NeighbourCopulaCore(QuantileCore):

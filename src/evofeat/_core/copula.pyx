@@ -58,6 +58,17 @@ cdef inline int _grow(void** p, Py_ssize_t* cap, Py_ssize_t need, size_t size) n
     return 0
 
 
+cdef double learn_unimputed(QuantileCore core, const int64_t* idx, const double* feed,
+                            Py_ssize_t nfeed, const double* val, Py_ssize_t n, double y,
+                            double score) noexcept:
+    """The fallback without memory to impute: ``inner`` learns ``feed`` (``nfeed`` entries: the
+    row's scores, or none), the marginals the raw row."""
+    cdef double loss = core.inner.learn(idx, feed, nfeed, y, score)
+    core.update(idx, val, n)
+    core.tlen = -1
+    return loss
+
+
 cdef class CopulaCore(QuantileCore):
     """Running normal scores, an online copula correlation ``sigma`` (``d x d``), and the absent
     features imputed by their conditional mean; ``forget`` the smallest EM step, ``ridge`` added to
@@ -202,28 +213,29 @@ cdef class CopulaCore(QuantileCore):
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
                       double y, double score) noexcept:
         cdef double* z = self.scaled(idx, val, n)
-        cdef double loss, g, s, c
-        cdef Py_ssize_t m, a, b, k, no, nm, pa, pb
-        cdef bint is_m
-        cdef int64_t i, j
-        cdef double* B
-        cdef double* C
+        cdef double loss
+        cdef Py_ssize_t m
         if z == NULL:
-            loss = self.inner.learn(idx, val, 0, y, score)
-            self.update(idx, val, n)
-            self.tlen = -1
-            return loss
+            return learn_unimputed(self, idx, val, 0, val, n, y, score)
         m = self.extend(idx, z, n, True)
         if m < 0:
-            loss = self.inner.learn(idx, z, n, y, score)
-            self.update(idx, val, n)
-            self.tlen = -1
-            return loss
+            return learn_unimputed(self, idx, z, n, val, n, y, score)
         loss = self.inner.learn(self.xidx, self.xval, m, y, score)
-        no = self.no
-        nm = self.nm
-        B = self.work
-        C = self.cmm
+        self.em_step(m)
+        self.update(idx, val, n)
+        self.rows += 1
+        self.tlen = -1
+        return loss
+
+    cdef void em_step(self, Py_ssize_t m) noexcept:
+        """One online EM step on ``sigma`` from the completed row ``xidx`` / ``xval`` (``m``
+        entries) that :meth:`extend` left with ``keep`` (``xval`` is scratch afterwards)."""
+        cdef double g, s, c
+        cdef Py_ssize_t a, b, k, no = self.no, nm = self.nm, pa, pb
+        cdef bint is_m
+        cdef int64_t i, j
+        cdef double* B = self.work
+        cdef double* C = self.cmm
         # the imputed block's conditional covariance, with sigma as it was
         for a in range(nm):
             for b in range(a + 1):
@@ -265,10 +277,6 @@ cdef class CopulaCore(QuantileCore):
                 self.sigma[i, j] = s
                 self.sigma[j, i] = s
             self.sigma[i, i] = 1.0
-        self.update(idx, val, n)
-        self.rows += 1
-        self.tlen = -1
-        return loss
 
 
 cdef class NeighbourCopulaCore(QuantileCore):
@@ -379,16 +387,10 @@ cdef class NeighbourCopulaCore(QuantileCore):
         cdef int64_t i, j, cand
         cdef bint known
         if z == NULL:
-            loss = self.inner.learn(idx, val, 0, y, score)
-            self.update(idx, val, n)
-            self.tlen = -1
-            return loss
+            return learn_unimputed(self, idx, val, 0, val, n, y, score)
         m = self.extend(idx, z, n)
         if m < 0:
-            loss = self.inner.learn(idx, z, n, y, score)
-            self.update(idx, val, n)
-            self.tlen = -1
-            return loss
+            return learn_unimputed(self, idx, z, n, val, n, y, score)
         loss = self.inner.learn(self.xidx, self.xval, m, y, score)
         for a in range(n):
             j = idx[a]
