@@ -1,7 +1,7 @@
 """Online copula imputation in front of a learner (evofeat.preprocessing.Imputed, evofeat._core.copula).
 
-The compiled step against a NumPy reference written here (the same marginals,
-the same EM step, the conditional mean by ``numpy.linalg.solve``), the learner
+The compiled step against the independent NumPy oracle (``oracle.ovfm.copula``:
+the same marginals, the same EM step, the conditional mean by ``numpy.linalg.solve``), the learner
 fed exactly the reference's completed rows, both paths equal, and on a stream
 drawn from a known Gaussian copula the correlation and the imputed values
 converging to the true ones.
@@ -25,43 +25,7 @@ from evofeat.preprocessing import Imputed, imputed
 from evofeat.registry import make
 from evofeat.streams import Stream
 from evofeat.testing import check_learner
-from test_online_scaled import quantile_reference
-
-
-# ---------------------------------------------------------------------------- NumPy reference
-def copula_reference(X: np.ndarray, window: int, forget: float, ridge: float):
-    """Replay ``Imputed``'s step on ``X`` (NaN: absent): per row the completed row it hands the
-    learner (NaN for features never seen) and, at the end, ``sigma``."""
-    n, d = X.shape
-    Z = quantile_reference(X, window)  # the present scores, with the marginals before each row
-    sigma = np.eye(d)
-    seen = np.zeros(d, dtype=bool)
-    out = np.full_like(X, np.nan)
-    for t in range(n):
-        o = np.flatnonzero(~np.isnan(X[t]))
-        m = np.flatnonzero(np.isnan(X[t]) & seen)
-        z = Z[t, o]
-        s_oo = sigma[np.ix_(o, o)] + ridge * np.eye(o.size)
-        zh = np.zeros(d)
-        zh[o] = z
-        C = np.zeros((d, d))
-        if m.size and o.size:
-            B = np.linalg.solve(s_oo, sigma[np.ix_(o, m)])
-            zh[m] = B.T @ z
-            C[np.ix_(m, m)] = sigma[np.ix_(m, m)] - sigma[np.ix_(m, o)] @ B
-        elif m.size:
-            C[np.ix_(m, m)] = sigma[np.ix_(m, m)]
-        u = np.union1d(o, m)
-        out[t, u] = zh[u]
-        g = max(1.0 / (t + 2.0), forget)
-        S = np.outer(zh, zh) + C
-        block = np.ix_(u, u)
-        sigma[block] = (1 - g) * sigma[block] + g * S[block]
-        dd = 1.0 / np.sqrt(np.diag(sigma)[u])
-        sigma[block] = sigma[block] * np.outer(dd, dd)
-        sigma[u, u] = 1.0
-        seen[o] = True
-    return out, sigma
+from oracle import ovfm as oovfm
 
 
 def _stream(seed: int = 0, n: int = 200, d: int = 5, p: float = 0.6) -> np.ndarray:
@@ -100,7 +64,7 @@ def test_completed_rows_and_sigma_equal_the_reference(seed):
     X = _stream(seed)
     X[0, :-1] = 1.0 + np.arange(X.shape[1] - 1)
     window, forget, ridge = 20, 0.05, 1e-6
-    want, sigma = copula_reference(X, window, forget, ridge)
+    want, sigma = oovfm.copula(X, window, forget, ridge)
     model = Imputed("ftrl", window=window, forget=forget, ridge=ridge)
     got = _replay(model, X)
     d = X.shape[1]

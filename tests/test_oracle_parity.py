@@ -31,6 +31,7 @@ from oracle import auto as oauto
 from oracle import fesl as ofesl
 from oracle import nag as onag
 from oracle import ofs as oofs
+from oracle import ovfm as oovfm
 from oracle import perceptron_pa as opa
 from oracle import stsd as ostsd
 
@@ -305,6 +306,12 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
     ),
     ("auto", {}, oauto.auto),  # the default members, mixed by their log loss
     ("auto", {"share": True}, lambda X, y: oauto.auto(X, y, share=True)),
+    ("ovfm", {}, oovfm.ovfm),
+    (
+        "ovfm",
+        {"copula": "identity", "decay_choice": 2, "window": 7},
+        lambda X, y: oovfm.ovfm(X, y, 2, window=7, learn=False),
+    ),
 ]
 
 

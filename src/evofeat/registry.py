@@ -52,6 +52,7 @@ ONLINE: dict[str, str] = {
     "rogd-u": "evofeat.ensemble.fesl",
     "rogd-f": "evofeat.ensemble.fesl",
     "ftrl": "evofeat.linear.ftrl",
+    "ovfm": "evofeat.haphazard.ovfm",
     "adagrad": "evofeat.linear.adagrad",
     "nag": "evofeat.linear.nag",
     "stsd-multiclass": "evofeat.linear.stsd_multiclass",
