@@ -263,3 +263,16 @@ def test_a_model_file_that_breaks_the_declaration_is_refused(neighbours, field, 
     _rewrite(path, arrays={key: np.asarray(bad(arr), dtype=arr.dtype)}, keep_digest=False)
     with pytest.raises(InputError):
         io.load(path)
+
+
+@pytest.mark.parametrize("spec", ["ftrl", "pa-i(fit_intercept=True)", "nag"])
+def test_the_numpy_reference_predicts_as_the_compiled_loop(spec):
+    X = _stream(4)
+    X[0, :-1] = 1.0  # the columns appear in X's order (the last one at row n/2)
+    y = np.where(np.arange(len(X)) % 4 < 2, 1, -1)
+    model = Imputed(spec, window=15)
+    res = prequential(model, Stream.from_dense(X, y), keep_predictions=True)
+    np.testing.assert_array_equal(Imputed(spec, window=15).reference_predictions(X, y), res.labels)
+    np.testing.assert_allclose(
+        imputed.copula_reference(X, 15), oovfm.copula(X, 15)[0], rtol=1e-12, atol=1e-12
+    )

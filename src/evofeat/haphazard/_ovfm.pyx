@@ -18,13 +18,15 @@ weights ``w = -z / r``; on a row, ``p = sigmoid(w . x)``, the decay from
 seen (``h`` decays for the absent ones too). Per classifier the per-feature
 state is ``(v, h, z)`` (``wx``, ``wz``; the bias's in ``bx``, ``bz``) and its
 scalars ``ax`` / ``az`` = ``(r, decay, times, fails, times_warn, fails_warn,
-p_min, s_min)``; ``mix`` = ``(lam, L_x, L_z)``.
+p_min, s_min)``; ``mix`` = ``(lam, L_x, L_z)``. Sums and updates saturate at the largest
+double (a value of 1e300 keeps every score and state finite).
 """
 
 from libc.math cimport cbrt, exp, fabs, log, log1p, sqrt
 from libc.stdint cimport int64_t
 
 from evofeat._core.copula cimport CopulaCore
+from evofeat._core.safe cimport saturate
 
 
 cdef inline double _sigmoid(double f) noexcept nogil:
@@ -39,7 +41,7 @@ cdef inline double _score(double[:, ::1] w, double[::1] b, double r, const int64
     cdef double f = -b[2] / r
     cdef Py_ssize_t k
     for k in range(n):
-        f += (-w[idx[k], 2] / r) * val[k]
+        f = saturate(f + saturate((-w[idx[k], 2] / r) * val[k]))
     return f
 
 
@@ -87,16 +89,16 @@ cdef double _fit(double[:, ::1] w, double[::1] b, double[::1] a, const int64_t* 
                 a[7] = 10.0
     a[1] = decay
     g = p - y
-    for k in range(n):
-        w[idx[k], 0] += g * val[k]
+    for k in range(n):  # saturated: a value of 1e300 keeps the state finite
+        w[idx[k], 0] = saturate(w[idx[k], 0] + saturate(g * val[k]))
     for j in range(d):  # every coordinate: h decays where the row is absent too
         wj = -w[j, 2] / r
-        w[j, 1] = decay * w[j, 1] + wj
-        w[j, 2] = w[j, 0] - w[j, 1]
+        w[j, 1] = saturate(decay * w[j, 1] + wj)
+        w[j, 2] = saturate(w[j, 0] - w[j, 1])
     wj = -b[2] / r
     b[0] += g
-    b[1] = decay * b[1] + wj
-    b[2] = b[0] - b[1]
+    b[1] = saturate(decay * b[1] + wj)
+    b[2] = saturate(b[0] - b[1])
     a[0] = 1.0 + decay * r
     return f
 
@@ -140,8 +142,8 @@ cdef class OVFMCore(CopulaCore):
             _fit(self.wz, self.bz, self.az, idx, z, n, y01, choice, self.rate, &lz)
         else:
             _fit(self.wz, self.bz, self.az, idx, val, 0, y01, choice, self.rate, &lz)
-        self.mix[1] += lx
-        self.mix[2] += lz
+        self.mix[1] = saturate(self.mix[1] + lx)
+        self.mix[2] = saturate(self.mix[2] + lz)
         ex = exp(-self.eta * self.mix[1])
         ez = exp(-self.eta * self.mix[2])
         if ex + ez != 0.0:
