@@ -33,6 +33,7 @@ from oracle import nag as onag
 from oracle import ocds as oocds
 from oracle import ofs as oofs
 from oracle import olvf as oolvf
+from oracle import ovfm as oovfm
 from oracle import perceptron_pa as opa
 from oracle import stsd as ostsd
 
@@ -311,6 +312,12 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
     ("olvf", {"rule": "package"}, lambda X, y: oolvf.olvf(X, y, rule="package")),
     ("ocds", {"gamma": 0.5, "seed": 4}, lambda X, y: oocds.ocds(X, y, gamma=0.5, seed=4)),
     ("ocds", {"rule": "package"}, lambda X, y: oocds.ocds(X, y, rule="package")),
+    ("ovfm", {}, oovfm.ovfm),
+    (
+        "ovfm",
+        {"copula": "identity", "decay_choice": 2, "window": 7},
+        lambda X, y: oovfm.ovfm(X, y, 2, window=7, learn=False),
+    ),
 ]
 
 

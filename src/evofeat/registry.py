@@ -4,7 +4,8 @@ Each module named here exposes a dict ``LEARNERS`` (or ``SELECTORS``) from
 name to a factory; the factories are imported only when a name is used.
 ``"online-zscore+NAME"`` and ``"online-quantile+NAME"`` name the online
 learner NAME behind online scaling (:class:`evofeat.preprocessing.OnlineScaled`,
-keys of :data:`SCALED`), with NAME's parameters.
+keys of :data:`SCALED`), with NAME's parameters; ``"impute-copula+NAME"``
+behind online copula imputation (:class:`evofeat.preprocessing.Imputed`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ ONLINE: dict[str, str] = {
     "rogd-u": "evofeat.ensemble.fesl",
     "rogd-f": "evofeat.ensemble.fesl",
     "ftrl": "evofeat.linear.ftrl",
+    "ovfm": "evofeat.haphazard.ovfm",
     "adagrad": "evofeat.linear.adagrad",
     "nag": "evofeat.linear.nag",
     "stsd-multiclass": "evofeat.linear.stsd_multiclass",
@@ -72,7 +74,11 @@ SELECTORS: dict[str, str] = {
 
 
 #: online scaling in front of an online learner, as a name prefix ("online-zscore+ftrl"): its method.
-SCALED: dict[str, str] = {"online-zscore": "zscore", "online-quantile": "quantile"}
+SCALED: dict[str, str] = {
+    "online-zscore": "zscore",
+    "online-quantile": "quantile",
+    "impute-copula": "copula",  # evofeat.preprocessing.Imputed
+}
 
 
 def _scaled(key: str) -> tuple[str | None, str]:
@@ -90,10 +96,12 @@ class _ScaledFactory:
         self.keywords = getattr(factory, "keywords", None)
 
     def __call__(self, **params: Any) -> Any:
-        from evofeat.preprocessing import OnlineScaled
+        from evofeat.preprocessing import Imputed, OnlineScaled
 
         args = ", ".join(f"{k}={v!r}" for k, v in params.items())
-        return OnlineScaled(f"{self.name}({args})" if args else self.name, SCALED[self.prefix])
+        method = SCALED[self.prefix]
+        wrapper = Imputed if method == "copula" else OnlineScaled
+        return wrapper(f"{self.name}({args})" if args else self.name, method)
 
 
 _TABLES: dict[str, dict[str, str]] = {"online": ONLINE, "onepass": ONEPASS, "selector": SELECTORS}

@@ -1,6 +1,7 @@
-"""The haphazard-input field's methods (OLVF, OCDS, ...), each as written in its paper."""
+"""The haphazard-input field's methods (OLVF, OCDS, OVFM, ...), each as written in its paper."""
 
 from evofeat.haphazard.ocds import OCDS
 from evofeat.haphazard.olvf import OLVF
+from evofeat.haphazard.ovfm import OVFM
 
-__all__ = ["OCDS", "OLVF"]
+__all__ = ["OCDS", "OLVF", "OVFM"]
