@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import pickle
 
 import numpy as np
@@ -389,3 +390,22 @@ def test_without_a_c_stage_the_survived_columns_of_x_are_it(kind: str) -> None:
     model = type(alone)()  # the defaults: every column survived, none augmented
     scores = cross_val_score(model, sc.X_train, sc.y_train, cv=3, error_score="raise")
     assert scores.shape == (3,) and (scores > 0.5).all()
+
+
+def test_incdec_with_no_sizes_uses_the_documented_defaults() -> None:
+    """``incdec(X, y)`` runs, and draws what the defaults of ``default_sizes`` give explicitly."""
+    from evofeat.streams.incdec import default_sizes
+
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(300, 12)), np.arange(300) % 3
+    alone = incdec(X, y, seed=1)
+    sizes = default_sizes(y)
+    given = incdec(X, y, seed=1, **sizes)
+    assert (alone.d_v, alone.d_s, alone.d_a) == (given.d_v, given.d_s, given.d_a) == (3, 6, 3)
+    np.testing.assert_array_equal(alone.X_train, given.X_train)
+    assert (
+        len(alone.batches)
+        == len(given.batches)
+        == math.ceil(sizes["n_cstage"] / sizes["batch_size"])
+    )
+    assert incdec(X, y, seed=1, n_estage=10).X_train.shape[0] == 10  # one given, the rest derived
