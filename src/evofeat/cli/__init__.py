@@ -21,7 +21,7 @@ from typing import Any
 import click
 
 from evofeat.base.errors import InputError
-from evofeat.cli.options import DATA_OPTIONS, REPEAT_OPTIONS, RUN_HELP
+from evofeat.cli.options import DATA_OPTIONS, REPEAT_OPTIONS, RUN_HELP, jobs_option
 from evofeat.cli.output import OUTPUTS, check_writable, write_compare_files, write_run_files
 from evofeat.cli.runs import Interrupted, compare_args, mean_loss, reading_options, show_value
 from evofeat.cli.runs import run_repeats as _run  # the one name the commands call it by
@@ -558,13 +558,7 @@ def _offset(step: Callable[..., None], base: int) -> Callable[[int, int], None]:
     default=None,
     help="Output folder (default: reports/PAPER or reports/PAPER-quick).",
 )
-@click.option(
-    "--jobs",
-    default=-1,
-    show_default=True,
-    type=int,
-    help="Parallel cells (-1: all cores; never more workers than cores or cells).",
-)
+@jobs_option(-1, "cells")
 @click.option(
     "--scheduler",
     default=None,

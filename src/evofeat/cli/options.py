@@ -7,7 +7,25 @@ from typing import Any
 
 import click
 
-__all__ = ["DATA_OPTIONS", "REPEAT_OPTIONS", "RUN_HELP", "options"]
+__all__ = ["DATA_OPTIONS", "JOBS_RULE", "REPEAT_OPTIONS", "RUN_HELP", "jobs_option", "options"]
+
+#: The one rule of ``--jobs`` for every command that runs work in parallel.
+JOBS_RULE = (
+    "-1: all cores, -2 all but one, ...; never more workers than cores or {units}. The default "
+    "is the number that pays: one process for run and compare (a repeat of most data sets takes "
+    "less time than starting a worker), all cores for reproduce (its cells are long)."
+)
+
+
+def jobs_option(default: int, units: str) -> Callable[[Any], Any]:
+    """``--jobs N``: parallel ``units`` under :data:`JOBS_RULE`, with the command's default."""
+    return click.option(
+        "--jobs",
+        default=default,
+        show_default=True,
+        type=int,
+        help=f"Parallel {units} ({JOBS_RULE.format(units=units)})",
+    )
 
 
 def options(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -87,15 +105,7 @@ REPEAT_OPTIONS = options(
         default=None,
         help="File of row orders (one per line) used instead of seeded permutations (online learners).",
     ),
-    click.option(
-        "--jobs",
-        default=1,
-        show_default=True,
-        type=int,
-        help="Parallel repeats (-1: all cores; never more workers than cores or repeats). One "
-        "process by default: a repeat of most data sets takes less time than starting a worker "
-        "(reproduce, whose cells are long, uses all cores by default).",
-    ),
+    jobs_option(1, "repeats"),
     click.option(
         "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
     ),
