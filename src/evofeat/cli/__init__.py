@@ -280,7 +280,7 @@ def learners(kind: str | None, fmt: str) -> None:
     "the scenario's stage boundaries; as CSV, PNG and SVG. Ctrl-C (or SIGTERM, SIGHUP) keeps "
     "the repeats that finished: the folder is written with those (summary.json says "
     '"interrupted": true, repeats_done and repeats_asked), stderr says how to run the rest, '
-    "and the command exits 130 (143, 129).",
+    "and the command exits 130 (143, 129); a worker process that dies is handled alike (exit 1).",
 )
 def run(
     learner: str,
@@ -344,8 +344,8 @@ def run(
             )
         if out:
             _write_out(tally, summary, Path(out))
-    except Interrupted as stop:  # Ctrl-C after some repeats finished: keep them
-        _keep_interrupted(stop.summary, tally, None if out is None else Path(out))
+    except Interrupted as stop:  # Ctrl-C or a worker's death after some repeats finished
+        _keep_interrupted(stop.summary, tally, None if out is None else Path(out), stop.failure)
     except errors as exc:
         # bad input: a message, exit 2, no traceback (and no --out folder: it is written last)
         _fail(exc)
@@ -359,24 +359,29 @@ def run(
     print_run(summary)
 
 
-def _keep_interrupted(summary: dict[str, Any], tally: Any, out: Path | None) -> None:
-    """Keep the repeats that finished before Ctrl-C (or SIGTERM, SIGHUP), say so on stderr, and exit.
+def _keep_interrupted(
+    summary: dict[str, Any], tally: Any, out: Path | None, failure: str | None = None
+) -> None:
+    """Keep the repeats that finished before Ctrl-C (or SIGTERM, SIGHUP, or the ``failure``
+    of a worker process that died), say so on stderr, and exit.
 
     With ``out``, it is written as a finished run's would be (repeats.csv of the finished
     repeats, their curves, summary.json marked ``interrupted`` with ``repeats_done`` and
     ``repeats_asked``; moved in whole, summary last), and the message says how to run the
     repeats that did not finish; without, their summary is one line. The exit code is
-    128 + the signal (130 for Ctrl-C).
+    128 + the signal (130 for Ctrl-C), or 1 after a worker's death.
     """
     done, asked = summary["repeats"], summary.pop("repeats_asked")
     summary = {**summary, "interrupted": True, "repeats_done": done, "repeats_asked": asked}
-    stopped = f"\ninterrupted{_by_signal()}: {done} of {asked} repeats finished"
+    why = f"interrupted{_by_signal()}" if failure is None else f"error: {failure}"
+    stopped = f"\n{why}: {done} of {asked} repeats finished"
+    code = _interrupted_code() if failure is None else 1
     if out is not None:
         try:
             _write_out(tally, summary, out)
         except InputError as exc:  # e.g. the disk filled up meanwhile: say so, still exit 130
             click.echo(f"{stopped}; {exc}", err=True)
-            sys.exit(_interrupted_code())
+            sys.exit(code)
         click.echo(f"{stopped}, kept in {out}; {_rest_hint(summary, out)}", err=True)
     else:
         score = (
@@ -390,7 +395,7 @@ def _keep_interrupted(summary: dict[str, Any], tally: Any, out: Path | None) -> 
             f"{score}",
             err=True,
         )
-    sys.exit(_interrupted_code())
+    sys.exit(code)
 
 
 def _rest_hint(summary: dict[str, Any], out: Path) -> str:

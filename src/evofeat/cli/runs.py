@@ -132,6 +132,7 @@ def run_repeats(
     finishes, in memory independent of the number of repeats. ``reading`` holds the options
     for reading a user's file (``task``, ``zero_based``; :func:`reading_options`). Ctrl-C after at least one repeat
     of the tally finished raises :class:`Interrupted` with the summary of those repeats."""
+    from evofeat._parallel import WorkerDied
     from evofeat.datasets.preprocessing import split_online
     from evofeat.evaluate import repeat
     from evofeat.evaluate.batch import check_scenario
@@ -250,10 +251,12 @@ def run_repeats(
                     progress=progress,
                     tally=tally,
                 )
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, WorkerDied) as exc:  # keep the repeats that finished
         if not isinstance(tally, RepeatTally) or tally.n == 0:
             raise
-        raise Interrupted({**summary_of(tally, tally.n), "repeats_asked": repeats}) from None
+        failure = str(exc) if isinstance(exc, WorkerDied) else None
+        summary = {**summary_of(tally, tally.n), "repeats_asked": repeats}
+        raise Interrupted(summary, failure) from None
     return summary_of(df, repeats), df
 
 
@@ -313,11 +316,13 @@ def _check_run_args(
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C after some repeats finished: ``summary`` is the summary of those."""
+    """Ctrl-C (or a worker's death) after some repeats finished: ``summary`` is the summary of
+    those; ``failure`` says what failed when it was not a signal (a worker process died)."""
 
-    def __init__(self, summary: dict[str, Any]) -> None:
+    def __init__(self, summary: dict[str, Any], failure: str | None = None) -> None:
         super().__init__()
         self.summary = summary
+        self.failure = failure
 
 
 def mean_loss(row: Mapping[str, Any]) -> dict[str, float]:
