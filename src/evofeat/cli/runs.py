@@ -137,14 +137,15 @@ def run_repeats(
     from evofeat.evaluate import repeat
     from evofeat.evaluate.batch import check_scenario
     from evofeat.evaluate.repeat import RepeatTally
-    from evofeat.registry import kind_of, make, parameters
+    from evofeat.registry import resolve
     from evofeat.streams import load_permutations
 
     lp = parse_params(params, "--param")
     sp_ = parse_params(scenario_params, "--scenario-param")
     learner = _learner_name(learner, scenario)
     learner, preprocess = split_online(learner, preprocess)  # an online step: the learner's
-    kind = kind_of(learner)
+    entry = resolve(learner)  # the name resolved once: its kind, parameters and factory
+    kind = entry.kind
     proto = None
     if protocol:  # a paper's settings, the flags given on top
         from evofeat.experiments.protocols import cli_setting
@@ -153,9 +154,9 @@ def run_repeats(
         lp, sp_, scenario = dict(proto.params), dict(proto.scenario_params), proto.scenario
         preprocess = proto.preprocess
     scenario = check_scenario(learner, scenario)  # online learners: the given one or full
-    _check_param_kinds(learner, lp, parameters(learner))
+    _check_param_kinds(learner, lp, entry.parameters())
     _check_run_args(dataset, scenario, sp_, label_column)
-    make(learner, **lp)  # validate the name and the parameters before any work
+    entry.make(**lp)  # validate the parameters before any work
     if kind != "online" and perm_file:
         raise InputError(
             f"--permutations applies to the online learners, not to {learner}",
@@ -169,8 +170,7 @@ def run_repeats(
     )
     summary_of = partial(
         summarize_run,
-        learner=learner,
-        kind=kind,
+        entry=entry,
         params=lp,
         dataset=dataset,
         protocol=protocol,

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from evofeat.registry import Registered
 
 __all__ = ["clean", "compare_runs", "fmt_stat", "print_compare", "print_run", "summarize_run"]
 
@@ -113,8 +116,7 @@ def summarize_run(
     df: Any,
     done: int,
     *,
-    learner: str,
-    kind: str,
+    entry: Registered,
     params: Mapping[str, Any],
     dataset: str,
     protocol: str | None,
@@ -127,10 +129,11 @@ def summarize_run(
 ) -> dict[str, Any]:
     """The summary of the ``done`` repeats in ``df`` (a DataFrame or a
     :class:`~evofeat.evaluate.repeat.RepeatTally`) of a run with these settings
-    (``params`` and ``scenario_params`` as given, before the defaults are filled in)."""
+    (``entry`` the learner's resolved name; ``params`` and ``scenario_params`` as given,
+    before the defaults are filled in)."""
     from evofeat.evaluate.repeat import RepeatTally, scenario_params_used
-    from evofeat.registry import parameters
 
+    kind = entry.kind
     used = scenario_params
     first = df.first if isinstance(df, RepeatTally) else df.iloc[0]
     if kind == "online":  # the parameters used, defaults filled in
@@ -141,11 +144,11 @@ def summarize_run(
             for k, v in dict(first["scenario_params"]).items()
             if k != "seed" or "seed" in scenario_params
         }
-    run_params = {**parameters(learner), **params}
+    run_params = {**entry.parameters(), **params}
     if kind != "online" and "seed" in run_params and "seed" not in params:
         run_params["seed"] = f"{seed} + repeat"  # a batch learner's seed is the repeat's
     summary: dict[str, Any] = {
-        "learner": learner,
+        "learner": entry.name,
         "kind": kind,
         "params": run_params,
         "dataset": dataset,
