@@ -24,7 +24,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "evofeat"
-LEARNERS = frozenset({"linear", "ensemble", "onepass", "selection"})
+LEARNERS = frozenset({"linear", "ensemble", "onepass", "selection", "haphazard"})
 _CYTHON_IMPORT = re.compile(r"^\s*(?:from\s+(evofeat[\w.]*)\s+c?import|c?import\s+(evofeat[\w.]*))")
 
 

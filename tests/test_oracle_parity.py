@@ -30,7 +30,9 @@ from oracle import adaptive as oada
 from oracle import auto as oauto
 from oracle import fesl as ofesl
 from oracle import nag as onag
+from oracle import ocds as oocds
 from oracle import ofs as oofs
+from oracle import olvf as oolvf
 from oracle import perceptron_pa as opa
 from oracle import stsd as ostsd
 
@@ -305,6 +307,10 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
     ),
     ("auto", {}, oauto.auto),  # the default members, mixed by their log loss
     ("auto", {"share": True}, lambda X, y: oauto.auto(X, y, share=True)),
+    ("olvf", {"C": 0.5, "C_bar": 0.1, "B": 0.5}, lambda X, y: oolvf.olvf(X, y, 0.5, 0.1, 0.5)),
+    ("olvf", {"rule": "package"}, lambda X, y: oolvf.olvf(X, y, rule="package")),
+    ("ocds", {"gamma": 0.5, "seed": 4}, lambda X, y: oocds.ocds(X, y, gamma=0.5, seed=4)),
+    ("ocds", {"rule": "package"}, lambda X, y: oocds.ocds(X, y, rule="package")),
 ]
 
 

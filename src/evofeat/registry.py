@@ -60,6 +60,8 @@ ONLINE: dict[str, str] = {
     "pa-multiclass": "evofeat.linear.stsd_multiclass",
     "stsd-regressor": "evofeat.linear.stsd_regression",
     "pa-regressor": "evofeat.linear.pa_regression",
+    "olvf": "evofeat.haphazard.olvf",
+    "ocds": "evofeat.haphazard.ocds",
 }
 #: one-pass incremental/decremental estimators (the incdec scenario).
 ONEPASS: dict[str, str] = {
