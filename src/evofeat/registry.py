@@ -273,7 +273,7 @@ class Registered:
 
     @property
     def cls(self) -> type:
-        """The class the name builds."""
+        """The class the name builds (for ``online-zscore+NAME``, NAME's, which the scaler wraps)."""
         return getattr(self.factory, "func", self.factory)  # type: ignore[no-any-return]
 
     @property
