@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import pickle
 
 import numpy as np
@@ -201,9 +202,8 @@ def test_bad_input_gives_errors_that_say_what_to_do(name: str) -> None:
     with pytest.raises(InputError, match="1 class") as err:
         model.fit(sc.X_train, np.ones_like(sc.y_train), cstage=sc.batches)
     _message_is_complete(err)
-    with pytest.raises(InputError, match="needs the C-stage stream") as err:
-        model.fit(sc.X_train, sc.y_train)
-    assert "fix:" in str(err.value)
+    with pytest.raises(InputError, match="X has 1 NaN/inf"):  # checked without a C-stage too
+        model.fit(bad_batch, sc.batches[0][1])
     with pytest.raises(InputError, match="needs n_survived"):
         type(model)().fit(sc.X_train, sc.y_train, cstage=sc.batches)
     model.fit(sc.X_train, sc.y_train, cstage=sc.batches)
@@ -372,3 +372,40 @@ def test_survived_model_ignores_lambda_without_ridge() -> None:
         np.abs(closed_form(X, Y, 5, 0.01, 1e-9)[0] - closed_form(X, Y, 5, 100.0, 1e-9)[0]).max()
         > 1e-3
     )
+
+
+@pytest.mark.parametrize("kind", ["opide", "opid"])
+def test_without_a_c_stage_the_survived_columns_of_x_are_it(kind: str) -> None:
+    """``fit(X, y)`` (as ``cross_val_score`` calls it): no feature vanished, the C-stage is
+    the first ``n_survived`` columns of X (all by default) read as one batch."""
+    from sklearn.model_selection import cross_val_score
+
+    sc = _scenario(0, n_estage=300)
+    alone = _make(kind, sc.d_s).fit(sc.X_train, sc.y_train)
+    given = _make(kind, sc.d_s).fit(
+        sc.X_train, sc.y_train, cstage=[(sc.X_train[:, : sc.d_s], sc.y_train)]
+    )
+    np.testing.assert_array_equal(alone.coef_cstage_, given.coef_cstage_)
+    np.testing.assert_array_equal(alone.predict(sc.X_test), given.predict(sc.X_test))
+    model = type(alone)()  # the defaults: every column survived, none augmented
+    scores = cross_val_score(model, sc.X_train, sc.y_train, cv=3, error_score="raise")
+    assert scores.shape == (3,) and (scores > 0.5).all()
+
+
+def test_incdec_with_no_sizes_uses_the_documented_defaults() -> None:
+    """``incdec(X, y)`` runs, and draws what the defaults of ``default_sizes`` give explicitly."""
+    from evofeat.streams.incdec import default_sizes
+
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(300, 12)), np.arange(300) % 3
+    alone = incdec(X, y, seed=1)
+    sizes = default_sizes(y)
+    given = incdec(X, y, seed=1, **sizes)
+    assert (alone.d_v, alone.d_s, alone.d_a) == (given.d_v, given.d_s, given.d_a) == (3, 6, 3)
+    np.testing.assert_array_equal(alone.X_train, given.X_train)
+    assert (
+        len(alone.batches)
+        == len(given.batches)
+        == math.ceil(sizes["n_cstage"] / sizes["batch_size"])
+    )
+    assert incdec(X, y, seed=1, n_estage=10).X_train.shape[0] == 10  # one given, the rest derived

@@ -261,8 +261,11 @@ def test_needs_data_is_the_reports_line(isolated: Path) -> None:
         "needs data sensit-vehicle: " + how_to_get("sensit-vehicle").splitlines()[0]
     )
     assert registry.needs_data("covtype") == (
-        "needs data covtype: covtype has no source that evofeat can download and verify by itself:"
+        "needs data covtype: covtype has no source that evofeat can download and verify by "
+        "itself; `evofeat datasets download covtype` says how to get its files by hand."
     )
+    for name in registry.names():  # a skip reason is a whole sentence, never cut off at a colon
+        assert not registry.needs_data(name).endswith(":"), name
     reason = get_entry("rfid").records[0].source["reason"]
     assert registry.needs_data("RFID") == f"needs data rfid: not public ({reason})"
 

@@ -13,7 +13,6 @@ pd = pytest.importorskip("pandas")
 
 from river import datasets, evaluate, metrics, preprocessing  # noqa: E402
 
-import evofeat.compat.river as adapters  # noqa: E402
 from evofeat.base import InputError  # noqa: E402
 from evofeat.compat.river import (  # noqa: E402
     EvofeatClassifier,
@@ -57,7 +56,7 @@ def test_multiclass_labels_of_any_kind_map_to_codes_as_they_appear() -> None:
     # growing the class axis keeps everything learned: old columns as they were, the new one 0
     before = {k: list(v) for k, v in learner.coef_.items()}
     scores = [model["EvofeatMultiClassifier"].predict_proba_one(x) for x, _ in rows[:20]]
-    adapters._grow_classes(learner, len(order) + 1)
+    learner._grow_classes(len(order) + 1)
     assert learner.n_classes == len(order) + 1
     assert {k: v[:-1] for k, v in learner.coef_.items()} == before
     assert all(v[-1] == 0.0 for v in learner.coef_.values())
@@ -199,3 +198,21 @@ def test_a_batch_mixing_label_kinds_learns_nothing() -> None:
     with pytest.raises(InputError, match="mixes kinds of labels"):
         model.learn_many(_frame(4), pd.Series([True, False, -1, 1], dtype=object))
     assert model.learner_.n_learned_ == 0 and model._label_kind is None
+
+
+@pytest.mark.parametrize("name", ["stsd-multiclass", "pa-multiclass"])
+def test_a_bare_multiclass_learner_grows_its_classes_as_river_does(name: str) -> None:
+    """``make(name).learn_one`` with no ``n_classes``: each new code adds a class (zero weights),
+    and it learns the same as the adapter that discovers the classes."""
+    from evofeat.registry import make
+
+    rows = list(datasets.ImageSegments())[:300]
+    codes = {y: k for k, y in enumerate(dict.fromkeys(y for _, y in rows))}
+    bare, adapter = make(name), to_river(name)
+    for x, y in rows:
+        bare.learn_one(x, codes[y])
+        adapter.learn_one(x, y)
+    assert bare.n_classes == len(codes) == adapter.learner_.n_classes
+    assert bare.coef_ == adapter.learner_.coef_
+    with pytest.raises(InputError, match="out of range"):
+        bare.learn_one(rows[0][0], -1)

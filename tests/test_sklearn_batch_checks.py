@@ -12,14 +12,13 @@
 with small settings (one ``C``, two folds, two bootstrap runs) so that the
 file stays fast.
 
-How OPID and OPIDe are checked. Their ``fit(X, y, cstage=batches)`` needs the
-C-stage stream, and ``fit(X, y)`` without it raises :class:`InputError` on
-purpose (without ``W_s*`` the model is not OPID; the E-stage-only models are
-the baselines; ``tests/test_opid.py`` tests that error). scikit-learn's checks
-call ``fit(X, y)`` only, so they run on a subclass that changes nothing but
-that default: when no ``cstage`` is given it passes a one-batch C-stage built
-lazily from the rows given, ``[X_s ** 2, X_s]`` (a vanished block, then the
-survived columns). Everything else (input validation, the C-stage solver,
+How OPID and OPIDe are checked. scikit-learn's checks call ``fit(X, y)``
+only; OPID's own default then reads the survived columns of ``X`` as a
+one-batch C-stage with no vanished feature (checked as ``OPID`` and ``OPIDe``
+below). To check a C-stage with a vanished block as well, they also run on a
+subclass that changes nothing but that default: when no ``cstage`` is given
+it passes a one-batch C-stage built lazily from the rows given, ``[X_s ** 2,
+X_s]`` (a vanished block, then the survived columns). Everything else (input validation, the C-stage solver,
 the E-stage, ``predict``, ``decision_function``, ``predict_proba``) is
 OPID's own code, and the batch is read only after OPID has checked ``X`` and
 ``y``, as a real stream would be.
@@ -90,6 +89,8 @@ ESTIMATORS = [
     CheckedOPID(n_survived=1, estage_l2=(0.1, 10.0), cv=2, seed=0),
     CheckedOPID(n_survived=1, estage_l2=1.0, kernel="rbf", max_iter=2, seed=0),
     CheckedOPIDe(n_survived=1, Cs=(1.0,), weights=(0.0, 0.5, 1.0), cv=2, seed=0),
+    OPID(estage_l2=(0.1, 10.0), cv=2, seed=0),  # fit(X, y): no feature vanished
+    OPIDe(Cs=(1.0,), weights=(0.0, 0.5, 1.0), cv=2, seed=0),
     SVM(),  # the defaults: repeatable fits (check_fit_idempotent, check_supervised_y_2d)
     SVMs(n_survived=2, Cs=(1.0,), cv=2, seed=0),
     SVMa(n_survived=1, Cs=(1.0,), cv=2, seed=0),

@@ -30,6 +30,11 @@ from evofeat.linear.pa import PA
 from evofeat.registry import make
 from evofeat.streams import Stream
 
+#: The checks' data are not scaled, and the default regressor (OGD on the square loss, lr
+#: 0.05) diverges on some of them and says so, as it should (tests/test_divergence.py
+#: asserts that warning); the checks pass on what follows.
+_UNSCALED = r"ignore:OGD\(lr=0.05, loss='square'\) diverged:RuntimeWarning"
+
 
 @parametrize_with_checks(
     [
@@ -39,7 +44,12 @@ from evofeat.streams import Stream
         OnlineRegressor(),
     ]
 )
+@pytest.mark.filterwarnings(_UNSCALED)
 def test_sklearn_estimator_checks(estimator, check) -> None:  # type: ignore[no-untyped-def]
+    if getattr(check, "func", check).__name__ == "check_set_params":  # it sets learner=-inf
+        with pytest.warns(UserWarning, match="InputError occurred during set_params of param"):
+            check(estimator)
+        return
     check(estimator)
 
 

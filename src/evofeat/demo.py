@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from evofeat._scratch import write_atomically
 from evofeat.evaluate import repeat
 from evofeat.report import markdown_table, mean_std
 from evofeat.report.figures import new_figure, save_figure
@@ -104,26 +105,29 @@ def run_demo(
             stages = stage_boundaries(df)
         plot_curves(ax, tables, stages, "online mistake rate")
         ax.set_title(f"{ds}, trapezoidal")
-    out.mkdir(parents=True, exist_ok=True)
-    fig_md = save_figure(
-        fig,
-        out,
-        "demo",
-        "online mistake rate on trapezoidal streams (mean ± std over the row orders)",
-    )
     table = markdown_table(rows, ["data set", "learner", "mistakes (mean ± std)", "accuracy"])
     seconds = time.perf_counter() - t0
-    text = (
-        f"# evofeat demo\n\nTrapezoidal streams (10 stages; stage i sees the first i/10 of the features), "
-        f"raw features, {repeats} seeded row orders per cell. `auto` is the recommended "
-        'learner (see the documentation page "Which learner?"): it takes the raw features and '
-        "scales them online itself; the papers' methods run as their papers define them, on "
-        "features standardised online (each feature's mean and sd from the rows seen so far: "
-        "nothing looks ahead in the stream); the majority class is the accuracy of always "
-        f"predicting the more frequent class.\n\n{table}\n\n{fig_md}\n"
-        f"Took {seconds:.1f} s. Regenerate: `evofeat demo --out {out} --repeats {repeats}`\n"
-    )
-    (out / "demo.md").write_text(text, encoding="utf-8")
+
+    def write(tmp: Path) -> None:
+        fig_md = save_figure(
+            fig,
+            tmp,
+            "demo",
+            "online mistake rate on trapezoidal streams (mean ± std over the row orders)",
+        )
+        text = (
+            f"# evofeat demo\n\nTrapezoidal streams (10 stages; stage i sees the first i/10 of the features), "
+            f"raw features, {repeats} seeded row orders per cell. `auto` is the recommended "
+            'learner (see the documentation page "Which learner?"): it takes the raw features and '
+            "scales them online itself; the papers' methods run as their papers define them, on "
+            "features standardised online (each feature's mean and sd from the rows seen so far: "
+            "nothing looks ahead in the stream); the majority class is the accuracy of always "
+            f"predicting the more frequent class.\n\n{table}\n\n{fig_md}\n"
+            f"Took {seconds:.1f} s. Regenerate: `evofeat demo --out {out} --repeats {repeats}`\n"
+        )
+        (tmp / "demo.md").write_text(text, encoding="utf-8")
+
+    write_atomically(out, write, last="demo.md")  # the figure and the report, all at once
     return f"{table}\n\nfigure: {out / 'demo.png'}\nreport: {out / 'demo.md'}"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+from dataclasses import dataclass
 from typing import Any
 
 from evofeat.base.errors import InputError
@@ -20,12 +21,14 @@ __all__ = [
     "ONEPASS",
     "ONLINE",
     "SELECTORS",
+    "Registered",
     "all_names",
     "canonical",
     "describe",
     "kind_of",
     "make",
     "parameters",
+    "resolve",
 ]
 
 #: online learners (the prequential loop): name -> module with ``LEARNERS``.
@@ -207,16 +210,7 @@ def parameters(name: str) -> dict[str, Any]:
     >>> parameters("pa-i")
     {'C': 1.0, 'fit_intercept': False}
     """
-    import inspect
-
-    _, factory = _factory(name)
-    target = getattr(factory, "func", factory)
-    fixed = getattr(factory, "keywords", None) or {}
-    return {
-        p.name: (None if p.default is inspect.Parameter.empty else p.default)
-        for p in inspect.signature(target).parameters.values()
-        if p.name != "self" and p.name not in fixed and p.kind is not p.VAR_KEYWORD
-    }
+    return resolve(name).parameters()
 
 
 def describe(name: str) -> dict[str, Any]:
@@ -262,18 +256,72 @@ def make(name: str, **params: Any) -> Any:
     ...
     evofeat.base.errors.InputError: unknown parameter 'c' for pa-i (did you mean C?): expected one of C, fit_intercept; fix: check the spelling (parameters are case-sensitive); `evofeat learners` lists pa-i's parameters
     """
-    key = canonical(name)
-    kind, factory = _factory(key)
-    valid = list(parameters(key))
-    for k in params:
-        if k not in valid:
-            raise InputError(
-                f"unknown parameter {k!r} for {key}{_did_you_mean(k, valid, 1)}",
-                expected="one of " + ", ".join(valid),
-                fix="check the spelling (parameters are case-sensitive); "
-                f"`evofeat learners` lists {key}'s parameters",
-            )
-    obj = factory(**params)
-    if hasattr(obj, "_reset") and kind == "online":
-        obj._reset()  # validate the parameters now, with a clear error
-    return obj
+    return resolve(name).make(**params)
+
+
+@dataclass(frozen=True)
+class Registered:
+    """A learner name resolved once: what the command line, :mod:`evofeat.io` and
+    :mod:`evofeat.compat` share (built by :func:`resolve`).
+
+    ``name`` is the registered spelling, ``kind`` ``"online"``, ``"onepass"`` or
+    ``"selector"``, ``factory`` what the name builds (a class, or a
+    ``functools.partial`` of one that fixes some parameters).
+
+    >>> pa = resolve("PA-I")
+    >>> pa.name, pa.kind, pa.cls.__name__, pa.fixed
+    ('pa-i', 'online', 'PA', {'mode': 'pa-i'})
+    >>> pa.make(C=0.5)
+    PA(mode='pa-i', C=0.5)
+    """
+
+    name: str
+    kind: str
+    factory: Any
+
+    @property
+    def cls(self) -> type:
+        """The class the name builds (for ``online-zscore+NAME``, NAME's, which the scaler wraps)."""
+        return getattr(self.factory, "func", self.factory)  # type: ignore[no-any-return]
+
+    @property
+    def fixed(self) -> dict[str, Any]:
+        """The parameters the name fixes (``mode="pa-i"`` for ``pa-i``)."""
+        return dict(getattr(self.factory, "keywords", None) or {})
+
+    def parameters(self) -> dict[str, Any]:
+        """The parameters a user may set, with their defaults (the fixed ones left out)."""
+        import inspect
+
+        fixed = self.fixed
+        return {
+            p.name: (None if p.default is inspect.Parameter.empty else p.default)
+            for p in inspect.signature(self.cls).parameters.values()
+            if p.name != "self" and p.name not in fixed and p.kind is not p.VAR_KEYWORD
+        }
+
+    def make(self, **params: Any) -> Any:
+        """A new learner with ``params``; an unknown parameter raises :class:`InputError`."""
+        valid = list(self.parameters())
+        for k in params:
+            if k not in valid:
+                raise InputError(
+                    f"unknown parameter {k!r} for {self.name}{_did_you_mean(k, valid, 1)}",
+                    expected="one of " + ", ".join(valid),
+                    fix="check the spelling (parameters are case-sensitive); "
+                    f"`evofeat learners` lists {self.name}'s parameters",
+                )
+        obj = self.factory(**params)
+        if hasattr(obj, "_reset") and self.kind == "online":
+            obj._reset()  # validate the parameters now, with a clear error
+        return obj
+
+
+def resolve(name: str, kind: str | None = None) -> Registered:
+    """``name`` (case-insensitive; of ``kind`` when given) resolved once into a :class:`Registered`.
+
+    An unknown name raises :class:`InputError` as :func:`canonical` does.
+    """
+    key = canonical(name, kind)
+    found_kind, factory = _factory(key)
+    return Registered(key, found_kind, factory)

@@ -56,10 +56,9 @@ def learner_defaults(learner: str | OnlineLearner | None, tasks: Sequence[str]) 
     >>> learner_defaults(None, ["regression"])
     {'lr': 0.05, 'loss': 'square', 'fit_intercept': False, 'intercept_lr': None}
     """
-    import importlib
     import inspect
 
-    from evofeat.registry import ONLINE
+    from evofeat.registry import ONLINE, resolve
 
     if isinstance(learner, OnlineLearner):
         return learner.get_params()
@@ -69,15 +68,13 @@ def learner_defaults(learner: str | OnlineLearner | None, tasks: Sequence[str]) 
     if not isinstance(learner, str) or learner not in ONLINE:
         return {}
     try:
-        factory = importlib.import_module(ONLINE[learner]).LEARNERS[learner]
-    except (ImportError, AttributeError, KeyError):
+        found = resolve(learner, "online")
+    except InputError:  # registered but not importable here
         return {}
-    keywords = dict(getattr(factory, "keywords", {}) or {})
-    target = getattr(factory, "func", factory)
     out = {
         name: p.default
-        for name, p in inspect.signature(target).parameters.items()
-        if name != "self" and p.default is not p.empty and name not in keywords
+        for name, p in inspect.signature(found.cls).parameters.items()
+        if name != "self" and p.default is not p.empty and name not in found.fixed
     }
     out.update(fixed)
     return out

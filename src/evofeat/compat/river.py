@@ -252,7 +252,7 @@ class _Multi(_Adapter):
             code = self._codes[y] = len(self._classes)
             self._classes.append(y)
         if grow and code >= self.learner_.n_classes:  # type: ignore[attr-defined]
-            _grow_classes(self.learner_, code + 1)
+            self.learner_._grow_classes(code + 1)  # type: ignore[attr-defined]
         return code
 
     def learn_one(self, x: dict[Any, Any], y: Any, **kwargs: Any) -> None:
@@ -293,7 +293,7 @@ class _Multi(_Adapter):
             if stop > start:
                 self.learner_._learn_arrays(values[start:stop], names, codes[start:stop])
             if stop < len(codes):
-                _grow_classes(self.learner_, int(codes[stop]) + 1)
+                self.learner_._grow_classes(int(codes[stop]) + 1)  # type: ignore[attr-defined]
             start = stop
 
     def predict_many(self, X: Any) -> Any:
@@ -316,43 +316,6 @@ class _Multi(_Adapter):
             return pd.DataFrame(index=index)
         proba = softmax(self._class_scores(values, names), axis=1)
         return pd.DataFrame(proba, columns=list(self._classes), index=index)
-
-
-def _grow_classes(learner: OnlineLearner, n_classes: int) -> None:
-    """Give a multiclass learner ``n_classes`` classes, keeping what it learned.
-
-    Works on the state protocol only: a fresh state of the old and of the new
-    number of classes (same capacity) shows which fields have a class axis
-    (their shape differs: the old values go in the leading block, the new
-    class starts from the fresh values, zero weights) and which entries hold
-    the number of classes (they differ between the two fresh states: the new
-    value is taken); every other entry keeps what was learned.
-    """
-    state = learner._state
-    if state is None:
-        learner.n_classes = n_classes  # type: ignore[attr-defined]
-        return
-    old_k = learner.n_classes  # type: ignore[attr-defined]
-    fresh = []
-    for k in (old_k, n_classes):
-        model = learner.clone(n_classes=k)
-        model._reset()
-        model._ensure_capacity(learner._capacity)
-        fresh.append(model._state)
-    fields = {}
-    for name in state._fields:
-        value = getattr(state, name)
-        old, a, b = (
-            np.asarray(v) for v in (value, getattr(fresh[0], name), getattr(fresh[1], name))
-        )
-        if b.shape == old.shape:
-            new = np.where(a != b, b, old).astype(old.dtype)
-        else:
-            new = b.copy()
-            new[tuple(slice(0, n) for n in old.shape)] = old
-        fields[name] = new if isinstance(value, np.ndarray) or new.ndim else new.item()
-    learner.n_classes = n_classes  # type: ignore[attr-defined]
-    learner._state = type(state)(**fields)
 
 
 def _safe_lr(

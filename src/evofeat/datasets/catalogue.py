@@ -618,11 +618,19 @@ def needs_data(name: str | DatasetEntry) -> str:
     'needs data kddcup08: not public (the KDD Cup 2008 data'
     >>> needs_data("gisette-train").split(" (from")[0]
     'needs data gisette-train: run `evofeat datasets download gisette-train`'
+    >>> needs_data("covtype")
+    'needs data covtype: covtype has no source ... says how to get its files by hand.'
     """
     entry = _entry(name)
     if not entry.public:
         return f"needs data {entry.name}: not public ({_why_not_public(entry)})"
-    return f"needs data {entry.name}: {how_to_get(entry).splitlines()[0]}"
+    first = how_to_get(entry).splitlines()[0]
+    if first.endswith(":"):  # the by-hand steps follow on more lines: say where they are
+        first = (
+            f"{first[:-1]}; `evofeat datasets download {entry.name}` says how to get its "
+            "files by hand."
+        )
+    return f"needs data {entry.name}: {first}"
 
 
 def fullest(name: str | DatasetEntry) -> DatasetEntry:

@@ -40,7 +40,6 @@ What a repeat reports (the columns of the table):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -160,24 +159,13 @@ def incdec_defaults(data: Any, given: Mapping[str, Any] | None = None) -> dict[s
     >>> incdec_defaults(data, {"n_estage": 50})["n_cstage"]
     900
     """
+    from evofeat.streams.incdec import default_sizes
+
     given = dict(given or {})
     paper = INCDEC_PAPER.get(str(getattr(data, "name", "")))
     if paper is not None:
         return {**paper, **given}
-    out: dict[str, Any] = {"d_v": 0.25, "d_s": 0.5, "d_a": 0.25}
-    classes, counts = _classes_and_counts(data.y)
-    c = max(1, classes.size)
-    n = int(np.asarray(data.y).shape[0])
-    out["n_estage"] = given.get("n_estage", max(1, min(100, n // 10)))
-    if "n_cstage" not in given:
-        n_estage = out["n_estage"] if isinstance(out["n_estage"], int) else 1
-        per_class = int(counts.min()) - math.ceil(2 * n_estage / c) if counts.size else 0
-        out["n_cstage"] = c * max(1, per_class)
-    else:
-        out["n_cstage"] = given["n_cstage"]
-    n_cstage = out["n_cstage"] if isinstance(out["n_cstage"], int) else 10
-    out["batch_size"] = max(1, min(100, n_cstage // 10))
-    return {**out, **given}
+    return default_sizes(data.y, given)
 
 
 def _unknown(

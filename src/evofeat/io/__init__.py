@@ -54,13 +54,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import evofeat
+from evofeat._scratch import write_atomically
 from evofeat.base.errors import InputError
 from evofeat.base.learner import OnlineLearner
 from evofeat.io import _classes, _estimators, _format, _online
@@ -150,17 +150,16 @@ def save(learner: Any, path: str | os.PathLike[str]) -> Path:
     }
     meta["sha256"] = _format.digest(arrays, meta)
     blob = np.frombuffer(json.dumps(meta, sort_keys=True).encode("utf-8"), dtype=np.uint8)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
+
+    def write(tmp: Path) -> None:
+        with (tmp / path.name).open("wb") as fh:
             payload: dict[str, Any] = {_format.META: blob, **arrays}
             np.savez_compressed(fh, **payload)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    # whole or not at all: written in a scratch folder beside it, then moved in
+    write_atomically(path.parent, write, inside=f"{path.name}.")
     return path
 
 

@@ -22,31 +22,28 @@ def class_path(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-def _factories() -> dict[str, tuple[str, str]]:
-    """Every registry name -> (module, table attribute)."""
+def _names() -> list[str]:
+    """Every registry name, online learners first, then one-pass estimators, then selectors."""
     from evofeat import registry
 
-    return {
-        **{n: (m, "LEARNERS") for n, m in registry.ONLINE.items()},
-        **{n: (m, "LEARNERS") for n, m in registry.ONEPASS.items()},
-        **{n: (m, "SELECTORS") for n, m in registry.SELECTORS.items()},
-    }
+    return [*registry.ONLINE, *registry.ONEPASS, *registry.SELECTORS]
 
 
 def _factory(name: str) -> tuple[type, dict[str, Any]] | None:
-    """The class a registry name builds and the parameters the name fixes."""
-    module_name, attr = _factories()[name]
+    """The class a registry name builds and the parameters the name fixes (None: not available)."""
+    from evofeat.registry import resolve
+
     try:
-        factory = getattr(importlib.import_module(module_name), attr)[name]
-    except (ImportError, AttributeError, KeyError):
+        found = resolve(name)
+    except InputError:
         return None
-    return getattr(factory, "func", factory), dict(getattr(factory, "keywords", {}) or {})
+    return found.cls, found.fixed
 
 
 def registry_name(obj: Any) -> str | None:
     """The first registry name whose factory builds this class with these fixed parameters."""
     params = obj.get_params()
-    for name in _factories():
+    for name in _names():
         found = _factory(name)
         if found is not None and found[0] is type(obj):
             if all(params.get(k) == v for k, v in found[1].items()):
@@ -99,7 +96,7 @@ def check_expected(
     elif ":" in expected:
         want, label = resolve_class(expected), expected
     else:
-        found = _factory(expected) if expected in _factories() else None
+        found = _factory(expected) if expected in _names() else None
         if found is None:
             raise InputError(
                 f"unknown learner {expected!r} for expected=",

@@ -46,7 +46,10 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
         B, the fraction of the features seen so far that may keep weights.
     n_classes
         Number of classes (labels are codes ``0 .. n_classes - 1``); ``None``:
-        taken from the stream by :func:`evofeat.evaluate.prequential`.
+        taken from the stream by :func:`evofeat.evaluate.prequential`, and
+        grown as new codes arrive on ``learn_one`` / ``learn_many`` (as in
+        River; a new class starts from zero weights; ``learn_many`` grows to
+        its batch's largest code first).
     seed
         Unused (kept so that every STSD learner takes a seed).
     fit_intercept
@@ -158,6 +161,29 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
         if name == "pos":
             grown[start:] = -1
 
+    def _reset(self) -> None:
+        super()._reset()
+        self._grows = self.n_classes is None  # classes discovered from the labels (as in River)
+
+    def learn_one(self, x: Any, y: Any) -> STSDMulticlass:
+        self._discover([y])
+        return super().learn_one(x, y)  # type: ignore[return-value]
+
+    def learn_many(self, X: Any, y: Any) -> STSDMulticlass:
+        self._discover(np.unique(np.asarray(y)).tolist())
+        return super().learn_many(X, y)  # type: ignore[return-value]
+
+    def _discover(self, labels: list[Any]) -> None:
+        """Grow the classes to the largest new code in ``labels`` (``n_classes=None`` only)."""
+        if not hasattr(self, "feature_index_"):
+            self._reset()
+        if not self._grows:
+            return
+        codes = [OnlineLearner._encode_label(self, y) for y in labels]  # numbers, finite
+        top = max((int(v) for v in codes if v == int(v) and v >= 0), default=-1)
+        if top >= (self.n_classes or 0):
+            self._grow_classes(max(2, top + 1))
+
     def _encode_label(self, y: Any) -> float:
         v = super()._encode_label(y)
         K = self.n_classes
@@ -169,6 +195,42 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
                 fix="encode the classes as 0..n_classes-1",
             )
         return v
+
+    def _grow_classes(self, n_classes: int) -> None:
+        """Give the learner ``n_classes`` classes, keeping what it learned.
+
+        Works on the state protocol only: a fresh state of the old and of the
+        new number of classes (same capacity) shows which fields have a class
+        axis (their shape differs: the old values go in the leading block, the
+        new class starts from the fresh values, zero weights) and which
+        entries hold the number of classes (they differ between the two fresh
+        states: the new value is taken); every other entry keeps what was
+        learned.
+        """
+        state = getattr(self, "_state", None)
+        if state is None:
+            self.n_classes = n_classes
+            return
+        fresh = []
+        for k in (self.n_classes, n_classes):
+            model = self.clone(n_classes=k)
+            model._reset()
+            model._ensure_capacity(self._capacity)
+            fresh.append(model._state)
+        fields = {}
+        for name in state._fields:
+            value = getattr(state, name)
+            old, a, b = (
+                np.asarray(v) for v in (value, getattr(fresh[0], name), getattr(fresh[1], name))
+            )
+            if b.shape == old.shape:
+                new = np.where(a != b, b, old).astype(old.dtype)
+            else:
+                new = b.copy()
+                new[tuple(slice(0, n) for n in old.shape)] = old
+            fields[name] = new if isinstance(value, np.ndarray) or new.ndim else new.item()
+        self.n_classes = n_classes
+        self._state = type(state)(**fields)
 
     def _effective_weights(self) -> np.ndarray:
         """The weights as a (features, classes) array."""

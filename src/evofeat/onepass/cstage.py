@@ -124,10 +124,10 @@ class CStage:
         return Y
 
     def _start(self, n_all: int) -> None:
-        if n_all <= self.n_survived:
+        if n_all < self.n_survived:  # equal: no feature vanished (fit(X, y) without a C-stage)
             raise InputError(
                 "C-stage batch too narrow",
-                expected=f"more than n_survived={self.n_survived} columns ([vanished, survived])",
+                expected=f"at least n_survived={self.n_survived} columns ([vanished, survived])",
                 received=f"{n_all} columns",
                 fix="pass the vanished columns first, then the survived ones",
             )

@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from evofeat.base.errors import InputError
 from evofeat.base.state import StateSpec
-from evofeat.onepass._checks import resolve_survived, validate_X, validate_y
+from evofeat.onepass._checks import check_n_survived, resolve_survived, validate_X, validate_y
 from evofeat.onepass.baselines import DEFAULT_CS, folds, tuned_logistic
 from evofeat.onepass.cstage import CStage
 from evofeat.onepass.estage import JointFit, best_weight, joint_dual, joint_primal
@@ -83,24 +83,20 @@ class _OnePass(ClassifierMixin, BaseEstimator):
             [X_v, X_s]`` (vanished columns first, the ``n_survived`` survived
             ones last), or the :class:`~evofeat.streams.incdec.IncDec`
             scenario itself (its ``batches``). It is read once and no batch
-            is kept. It is required: without it (``fit(X, y)``) there is no ``W_s*`` and
-            the learner is not OPID, so :class:`InputError` says so rather
-            than fit something else (the E-stage-only models are the
-            baselines :class:`~evofeat.onepass.baselines.SVM`, ``SVMs``,
-            ``SVMa``).
+            is kept. Without it (``fit(X, y)``, as scikit-learn's
+            ``cross_val_score`` calls it) no feature vanished: the C-stage
+            is the survived columns of ``X`` itself, read as one batch
+            (``n_survived`` of them, by default all, so no column is
+            augmented).
         """
         name = type(self).__name__
-        if cstage is None:
-            raise InputError(
-                f"{name} needs the C-stage stream",
-                expected="fit(X, y, cstage=batches) with an "
-                "iterable of (X_i, y_i) over [vanished, survived] columns",
-                received="cstage=None",
-                fix="pass the scenario's C-stage batches, e.g. fit(X, y, cstage=scenario.batches)",
-            )
-        d_s, cstage = resolve_survived(self, X, cstage)
+        own = cstage is None  # no feature vanished: the C-stage is the survived columns of X
+        if not own:
+            d_s, cstage = resolve_survived(self, X, cstage)
         # check the E-stage batch first: a one-pass stream cannot be read again after an error
         X = validate_X(self, X, reset=True)
+        if own:
+            d_s = X.shape[1] if self.n_survived is None else check_n_survived(self.n_survived, name)
         if X.shape[1] < d_s:
             raise InputError(
                 "bad X",
@@ -108,6 +104,9 @@ class _OnePass(ClassifierMixin, BaseEstimator):
                 received=f"n_features = {X.shape[1]}",
             )
         y = validate_y(y, X.shape[0], name)
+        if own:
+            cstage = [(X[:, :d_s], y)]
+        assert cstage is not None
         solver = CStage(d_s, consistency=self.consistency, l2=self.l2, solver=self.solver)
         for Xi, yi in cstage:
             solver.learn_many(Xi, yi)

@@ -28,6 +28,7 @@ Choices, all parameters (defaults follow the paper's Section 4):
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +37,7 @@ import scipy.sparse as sp
 
 from evofeat.base.errors import InputError
 
-__all__ = ["IncDec", "incdec", "split_sizes"]
+__all__ = ["IncDec", "default_sizes", "incdec", "split_sizes"]
 
 
 @dataclass(eq=False)
@@ -144,16 +145,50 @@ def _take(
     return rows[:k] if rng is None else rng.choice(rows, size=k, replace=False)
 
 
+def default_sizes(y: Any, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The feature split and row counts of :func:`incdec` not ``given``, from the labels ``y``.
+
+    A quarter of the features vanish, half survive, a quarter are added
+    (``d_v=0.25, d_s=0.5, d_a=0.25``); E-stage halves of ``n_estage =
+    min(100, n // 10)`` rows; the C-stage takes, from every class, all the
+    rows the balanced E-stage leaves (``n_cstage``, a multiple of the number
+    of classes), in batches of ``batch_size = min(100, n_cstage // 10)``
+    rows. Each default is computed from the given values it depends on
+    (``n_cstage`` from ``n_estage``, ``batch_size`` from ``n_cstage``).
+
+    >>> y = np.arange(1000) % 2
+    >>> default_sizes(y)
+    {'d_v': 0.25, 'd_s': 0.5, 'd_a': 0.25, 'n_estage': 100, 'n_cstage': 800, 'batch_size': 80}
+    >>> default_sizes(y, {"n_estage": 50})["n_cstage"]
+    900
+    """
+    given = dict(given or {})
+    out: dict[str, Any] = {"d_v": 0.25, "d_s": 0.5, "d_a": 0.25}
+    classes, counts = np.unique(np.asarray(y), return_counts=True)
+    c = max(1, classes.size)
+    n = int(np.asarray(y).shape[0])
+    out["n_estage"] = given.get("n_estage", max(1, min(100, n // 10)))
+    if "n_cstage" not in given:
+        n_estage = out["n_estage"] if isinstance(out["n_estage"], int) else 1
+        per_class = int(counts.min()) - math.ceil(2 * n_estage / c) if counts.size else 0
+        out["n_cstage"] = c * max(1, per_class)
+    else:
+        out["n_cstage"] = given["n_cstage"]
+    n_cstage = out["n_cstage"] if isinstance(out["n_cstage"], int) else 10
+    out["batch_size"] = max(1, min(100, n_cstage // 10))
+    return {**out, **given}
+
+
 def incdec(
     X: Any,
     y: Any,
     *,
-    d_v: float,
-    d_s: float,
-    d_a: float,
-    batch_size: int,
-    n_cstage: int,
-    n_estage: int,
+    d_v: float | None = None,
+    d_s: float | None = None,
+    d_a: float | None = None,
+    batch_size: int | None = None,
+    n_cstage: int | None = None,
+    n_estage: int | None = None,
     columns: str = "order",
     cstage_rows: str = "first",
     estage_balanced: bool = True,
@@ -166,13 +201,16 @@ def incdec(
     X, y
         The data set (dense or sparse ``X``, class labels ``y``).
     d_v, d_s, d_a
-        Vanished, survived and augmented features: counts or fractions.
+        Vanished, survived and augmented features: counts or fractions
+        (default 0.25, 0.5, 0.25: :func:`default_sizes`).
     batch_size
-        ``n_i``, rows per C-stage mini-batch.
+        ``n_i``, rows per C-stage mini-batch (default ``min(100, n_cstage // 10)``).
     n_cstage
-        ``sum_i n_i``, C-stage rows; a multiple of the number of classes.
+        ``sum_i n_i``, C-stage rows; a multiple of the number of classes
+        (default: every row of every class that the balanced E-stage leaves).
     n_estage
-        ``n_{T1+1} = n_{T1+2}``, rows in each E-stage half.
+        ``n_{T1+1} = n_{T1+2}``, rows in each E-stage half (default
+        ``min(100, n // 10)``).
     columns, cstage_rows, estage_balanced
         See the module docstring.
     seed
@@ -186,8 +224,16 @@ def incdec(
     IncDec(d_v=1, d_s=2, d_a=1, C-stage 20 rows in 3 batches, E-stage 10 + 10 rows)
     >>> sc.batches[0][0].shape, sc.X_train.shape
     ((8, 3), (10, 3))
+    >>> incdec(X, y, seed=0)  # the defaults of default_sizes
+    IncDec(d_v=1, d_s=2, d_a=1, C-stage 40 rows in 10 batches, E-stage 5 + 5 rows)
     """
     y = np.asarray(y)
+    given = {"d_v": d_v, "d_s": d_s, "d_a": d_a, "batch_size": batch_size}
+    given.update(n_cstage=n_cstage, n_estage=n_estage)
+    sizes = default_sizes(y, {k: v for k, v in given.items() if v is not None})
+    d_v, d_s, d_a = sizes["d_v"], sizes["d_s"], sizes["d_a"]
+    batch_size, n_cstage = sizes["batch_size"], sizes["n_cstage"]
+    n_estage = sizes["n_estage"]
     if X.shape[0] != y.shape[0]:
         raise InputError(
             "X and y disagree",
