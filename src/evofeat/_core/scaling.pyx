@@ -453,22 +453,23 @@ cdef inline uint64_t splitmix64(uint64_t z) noexcept nogil:
     return z ^ (z >> 31)
 
 
-cdef inline uint64_t sketch_draw(uint64_t feature, uint64_t n) noexcept nogil:
-    """The sketch's draw for the ``n``-th value (from 0) of column ``feature``: uniform on
-    ``0 .. n`` (up to a bias below ``n / 2^64``), a hash of the pair, so runs repeat."""
-    return splitmix64(splitmix64(feature) ^ n) % (n + 1)
+cdef inline uint64_t sketch_draw(uint64_t n) noexcept nogil:
+    """The sketch's draw for a feature's ``n``-th value (from 0): uniform on ``0 .. n`` (up to a
+    bias below ``n / 2^64``), a hash of ``n`` alone, so runs repeat whatever the features'
+    numbering (each feature's sample is uniform; the features' draws are the same sequence)."""
+    return splitmix64(n) % (n + 1)
 
 
-def sketch_draws(uint64_t feature, uint64_t start, uint64_t stop):
-    """The sketch's draws for values ``start .. stop - 1`` of a column (for references and tests).
+def sketch_draws(uint64_t start, uint64_t stop):
+    """The sketch's draws for a feature's values ``start .. stop - 1`` (for references, tests).
 
-    >>> [int(j) < n + 1 for n, j in enumerate(sketch_draws(3, 0, 4))]
-    [True, True, True, True]
+    >>> [int(j) <= n for n, j in enumerate(sketch_draws(0, 5))]
+    [True, True, True, True, True]
     """
     out = np.empty(stop - start if stop > start else 0, dtype=np.uint64)
     cdef uint64_t n
     for n in range(start, stop):
-        out[n - start] = sketch_draw(feature, n)
+        out[n - start] = sketch_draw(n)
     return out
 
 
@@ -477,9 +478,9 @@ cdef class QuantileSketchCore(ScaledCore):
     values (``sample``, kept in increasing order) drawn from all ``seen`` values by reservoir
     sampling (Vitter's algorithm R): the ``n``-th value (from 0) enters when the draw ``j``
     uniform on ``0 .. n`` is below ``window`` (always while fewer are kept), replacing the
-    ``j``-th smallest kept value; the draw is a hash of the column and ``n``
-    (:func:`sketch_draws`). A score is two binary searches (O(log window)); a replacement (a
-    ``memmove`` of at most ``window`` values) happens with probability ``window / (n + 1)``."""
+    ``j``-th smallest kept value; the draw is a hash of ``n`` (:func:`sketch_draws`). A score is
+    two binary searches (O(log window)); a replacement (a ``memmove`` of at most ``window``
+    values) happens with probability ``window / (n + 1)``."""
 
     _fields = ("window", "seen", "sample")
 
@@ -503,7 +504,7 @@ cdef class QuantileSketchCore(ScaledCore):
             if m < w:
                 sorted_insert(row, m, val[k])
             else:
-                j = sketch_draw(<uint64_t> i, <uint64_t> self.seen[i])
+                j = sketch_draw(<uint64_t> self.seen[i])
                 if j < <uint64_t> w:  # replaces the j-th smallest (a uniform pick of the kept)
                     memmove(&row[j], &row[j + 1], (w - 1 - j) * sizeof(double))
                     sorted_insert(row, w - 1, val[k])

@@ -174,10 +174,12 @@ class OnlineScaled(OnlineLearner):
         (Vitter's algorithm R): the ``n``-th value (counting from 0) is kept
         when a draw ``j`` uniform on ``0..n`` is below ``k`` (always while
         fewer than ``k`` are kept), in place of the ``j``-th smallest kept
-        value. The draw is a hash (SplitMix64) of the feature's column and
-        ``n``, not of the values, so a run repeats exactly and, for a stream
-        not chosen after the draws, the sample is a uniform sample without
-        replacement of the ``n`` values seen. ``k`` floats and a count of
+        value. The draw is a hash (SplitMix64) of ``n`` alone, not of the
+        values nor of the feature's name or number, so a run repeats exactly
+        on both paths and, for a stream not chosen after the draws, each
+        feature's sample is a uniform sample without replacement of its
+        ``n`` values seen (the features' samples are not independent of each
+        other: they keep the same positions of their own streams). ``k`` floats and a count of
         memory per feature; O(log ``k``) time per score (two binary
         searches), O(1) amortised per update (a replacement, a ``memmove`` of
         at most ``k`` values, happens at the ``n``-th value with probability
