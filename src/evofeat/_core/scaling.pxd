@@ -46,6 +46,7 @@ cdef Py_ssize_t count_below(const double* a, Py_ssize_t m, double x) noexcept no
 cdef Py_ssize_t count_not_above(const double* a, Py_ssize_t lo, Py_ssize_t m,
                                 double x) noexcept nogil
 cdef Py_ssize_t sorted_insert(double* a, Py_ssize_t m, double x) noexcept nogil
+cdef void sorted_replace(double* a, Py_ssize_t m, double old, double x) noexcept nogil
 cdef Py_ssize_t sorted_remove(double* a, Py_ssize_t m, double x) noexcept nogil
 
 

@@ -318,28 +318,32 @@ cdef class ZScoreCore(ScaledCore):
 
 
 cdef Py_ssize_t count_below(const double* a, Py_ssize_t m, double x) noexcept nogil:
-    """How many of the increasing ``a[:m]`` are below ``x`` (binary search, O(log m))."""
-    cdef Py_ssize_t lo = 0, hi = m, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    """How many of the increasing ``a[:m]`` are below ``x`` (binary search, O(log m), without
+    branches on the values: the step is added times a 0/1 comparison)."""
+    if m <= 0:
+        return 0
+    cdef const double* base = a
+    cdef Py_ssize_t half
+    while m > 1:
+        half = m >> 1
+        base += half * (base[half - 1] < x)
+        m -= half
+    return (base - a) + (base[0] < x)
 
 
 cdef Py_ssize_t count_not_above(const double* a, Py_ssize_t lo, Py_ssize_t m,
                                 double x) noexcept nogil:
     """How many of the increasing ``a[:m]`` are at most ``x``, knowing ``lo`` of them are below."""
-    cdef Py_ssize_t hi = m, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] <= x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    if lo >= m or a[lo] > x:  # no value equal to x (the common case): no search
+        return lo
+    cdef const double* base = a + lo
+    cdef Py_ssize_t half
+    m -= lo
+    while m > 1:
+        half = m >> 1
+        base += half * (base[half - 1] <= x)
+        m -= half
+    return (base - a) + (base[0] <= x)
 
 
 cdef Py_ssize_t sorted_insert(double* a, Py_ssize_t m, double x) noexcept nogil:
@@ -348,6 +352,22 @@ cdef Py_ssize_t sorted_insert(double* a, Py_ssize_t m, double x) noexcept nogil:
     memmove(&a[q + 1], &a[q], (m - q) * sizeof(double))
     a[q] = x
     return m + 1
+
+
+cdef void sorted_replace(double* a, Py_ssize_t m, double old, double x) noexcept nogil:
+    """Replace one value equal to ``old`` in the increasing ``a[:m]`` by ``x``, keeping it
+    increasing: one ``memmove`` of the values between the two places only (as
+    :func:`sorted_remove` then :func:`sorted_insert`, up to which of equal values moves)."""
+    cdef Py_ssize_t p = count_below(a, m, old), r
+    if p == m or not (a[p] == old):
+        return
+    r = count_not_above(a, count_below(a, m, x), m, x)
+    if r > p:  # x goes after the old value's place: the values between move down one
+        memmove(&a[p], &a[p + 1], (r - 1 - p) * sizeof(double))
+        a[r - 1] = x
+    else:  # x goes before it: the values between move up one
+        memmove(&a[r + 1], &a[r], (p - r) * sizeof(double))
+        a[r] = x
 
 
 cdef Py_ssize_t sorted_remove(double* a, Py_ssize_t m, double x) noexcept nogil:
@@ -439,8 +459,9 @@ cdef class QuantileCore(ScaledCore):
             if self.srt != NULL and not (m == w and self.recent[i, at] == val[k]):
                 row = &self.srt[i * w]  # (a value replaced by an equal one leaves it as it is)
                 if m == w:  # the oldest value leaves the window
-                    m = sorted_remove(row, m, self.recent[i, at])
-                sorted_insert(row, m, val[k])
+                    sorted_replace(row, m, self.recent[i, at], val[k])
+                else:
+                    sorted_insert(row, m, val[k])
             self.recent[i, at] = val[k]
             self.seen[i] += 1
 
