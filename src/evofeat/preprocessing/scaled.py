@@ -36,6 +36,10 @@ _OWN_PER_FEATURE = {
 }
 
 
+#: a learner of each spec seen, cloned on every call (the registry's checks run once per spec)
+_FROM_SPEC: dict[str, OnlineLearner] = {}
+
+
 def learner_from_spec(spec: str) -> OnlineLearner:
     """The online learner a spec names: a registry name, optionally with keyword parameters.
 
@@ -46,6 +50,11 @@ def learner_from_spec(spec: str) -> OnlineLearner:
     ...
     evofeat.base.errors.InputError: 'ftrl(0.3)' is not a learner spec: expected an online learner's registry name, optionally with keyword parameters, e.g. 'ftrl' or 'adagrad(lr=0.1)', received ftrl(0.3); fix: name each parameter (alpha=0.3)
     """
+    made = _FROM_SPEC.get(spec) if isinstance(spec, str) else None
+    if made is not None:
+        made = made.clone()
+        made._reset()
+        return made
     from evofeat.registry import make
 
     bad = InputError(
@@ -80,6 +89,7 @@ def learner_from_spec(spec: str) -> OnlineLearner:
             received=type(learner).__name__,
             fix="scale in front of an online learner",
         )
+    _FROM_SPEC[spec] = learner.clone()
     return learner
 
 
