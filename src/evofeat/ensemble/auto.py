@@ -83,6 +83,7 @@ def parse_member(spec: str) -> OnlineLearner:
             fix="pick binary online learners as members",
         )
     _PARSED[spec] = learner.clone()
+    learner._reset()
     return learner
 
 
@@ -190,9 +191,7 @@ class Auto(OnlineLearner):
                 received=repr(self.members),
                 fix="pass members=None",
             )
-        self._members = [parse_member(s) for s in specs]
-        for m in self._members:
-            m._reset()
+        self._members = [parse_member(s) for s in specs]  # each fresh (reset)
         self.per_feature = tuple(  # type: ignore[misc]
             f"m{i}_{f}" for i, m in enumerate(self._members) for f in m.per_feature
         )
