@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -148,7 +149,7 @@ def main() -> int:
         "load": list(load),
         "seconds": time.time() - t0,
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "argv": "".join(f" {a}" for a in sys.argv[1:]),
+        "argv": "".join(f" {shlex.quote(a)}" for a in sys.argv[1:]),
         "before_what": args.before_what if args.before else "not run",
         "repeats": args.repeats,
         "streams": streams,
