@@ -188,3 +188,38 @@ def test_a_loaded_state_is_checked_member_by_member(tmp_path) -> None:
     loaded._state.members[0].alpha = 0.1
     loaded._state.log_weight[0] = 0.0  # weights summing to more than 1
     assert "do not sum to 1" in loaded._members_consistent()
+
+
+def _mixed(model: Auto, x: dict) -> float:
+    """The mixture's score of ``x`` from each member's own score (its view, scaled alone)."""
+    s = np.array([v.decision_one(x) for v in model.members_])
+    log_w = np.asarray(model._state.log_weight)
+    plus = np.logaddexp.reduce(log_w - np.logaddexp(0.0, -s))
+    minus = np.logaddexp.reduce(log_w - np.logaddexp(0.0, s))
+    return float(plus - minus)
+
+
+@pytest.mark.parametrize("scaling", ["zscore", "quantile"])
+def test_members_scale_a_row_once_only_while_their_statistics_are_equal(scaling: str) -> None:
+    """Members behind equal scalings take the first one's scaled row (the default's pairs); a
+    state whose members' statistics differ (edited, or loaded so) scales each on its own."""
+    from evofeat.ensemble._auto import AutoCore
+
+    X, y = _data(seed=4)
+    names = [f"f{j}" for j in range(X.shape[1])]
+    rows = [dict(zip(names, r.tolist(), strict=True)) for r in X]
+    model = Auto(members=(f"{scaling}:ftrl", f"{scaling}:nag", "nag"))
+    for x, label in zip(rows[:300], y[:300].tolist(), strict=True):
+        model.learn_one(x, label)
+    # the members alone: in a copy (a member core keeps the last row it scaled, so the views of
+    # the mixture's own members would be handed the row the mixture's members were scaled with)
+    alone = pickle.loads(pickle.dumps(model))
+    for x in rows[300:320]:
+        assert model.decision_one(x) == pytest.approx(_mixed(alone, x), abs=1e-12)
+    fields = model._state._asdict()
+    own = "m1_mean" if scaling == "zscore" else "m1_recent"
+    fields[own] = np.asarray(fields[own]) * 2.0 + 1.0  # member 1 now scales differently
+    model._state = AutoCore(**fields)
+    alone = pickle.loads(pickle.dumps(model))
+    for x in rows[300:320]:  # (with member 0's scaled row, member 1's score would differ)
+        assert model.decision_one(x) == pytest.approx(_mixed(alone, x), abs=1e-12)

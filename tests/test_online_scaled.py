@@ -30,7 +30,7 @@ from evofeat.preprocessing import OnlineScaled, learner_from_spec, learner_spec
 from evofeat.streams import Stream
 from reference.ftrl import ftrl_reference
 
-METHODS = ("zscore", "quantile")
+METHODS = ("zscore", "quantile", "quantile-sketch")
 
 
 # ---------------------------------------------------------------------------- NumPy references
@@ -68,8 +68,37 @@ def quantile_reference(X: np.ndarray, window: int) -> np.ndarray:
     return out
 
 
+def sketch_reference(X: np.ndarray, k: int) -> np.ndarray:
+    """Each present value's normal score: its mid-rank among its column's reservoir sample of at
+    most ``k`` of the values before it. The ``n``-th value of a column (from 0) is kept while
+    fewer than ``k`` are, else when its draw ``j`` (uniform on ``0..n``, ``sketch_draws``) is
+    below ``k``, in place of the ``j``-th smallest kept value."""
+    n_rows, d = X.shape
+    draws = compiled.sketch_draws(0, n_rows)
+    sample: list[list[float]] = [[] for _ in range(d)]
+    out = np.full_like(X, np.nan)
+    for t in range(n_rows):
+        for j in np.flatnonzero(~np.isnan(X[t])):
+            x, kept = X[t, j], sample[j]
+            w = np.array(kept)
+            q = (np.sum(w < x) + 0.5 * np.sum(w == x) + 0.5) / (w.size + 1)
+            out[t, j] = special.ndtri(q)
+            n = int(np.sum(~np.isnan(X[:t, j])))  # the values of the column seen before
+            if len(kept) < k:
+                kept.append(x)
+            elif draws[n] < k:
+                del kept[int(draws[n])]
+                kept.append(x)
+            kept.sort()
+    return out
+
+
 def reference(X: np.ndarray, method: str, window: int = 100) -> np.ndarray:
-    return zscore_reference(X) if method == "zscore" else quantile_reference(X, window)
+    if method == "zscore":
+        return zscore_reference(X)
+    if method == "quantile":
+        return quantile_reference(X, window)
+    return sketch_reference(X, window)
 
 
 def _stream(seed: int = 0, n: int = 300, d: int = 6, p: float = 0.5):
@@ -94,7 +123,7 @@ def _core(method: str, d: int, window: int = 100):
         else {
             "window": window,
             "seen": np.zeros(d, dtype=np.int64),
-            "recent": np.zeros((d, window)),
+            "recent" if method == "quantile" else "sample": np.zeros((d, window)),
         }
     )
     return compiled.scaled_core(CORES[method], corelib.Core(), **own)
@@ -251,7 +280,7 @@ def test_absent_features_are_not_counted_and_a_zero_is(method: str) -> None:
     model = OnlineScaled("ftrl", method=method)
     model.learn_one({"a": 1.0, "b": 2.0}, 1).learn_one({"a": 3.0}, -1).learn_one({"b": 0.0}, 1)
     st = model.statistics()
-    key = "count" if method == "zscore" else "seen"
+    key = "count" if method == "zscore" else "seen"  # (the sketch's statistics: the quantile's)
     assert st["a"][key] == 2.0 and st["b"][key] == 2.0
     model.predict_one({"a": 1e6})
     assert model.statistics() == st, "predicting learns nothing"

@@ -18,7 +18,7 @@ it as any :class:`~evofeat._core.core.Core`:
 An absent feature is not in the row, so it is neither scaled nor counted: its
 statistics stay as they were, and a feature never seen starts with none.
 
-Two transforms (see :mod:`evofeat.preprocessing` for their parameters and
+Three transforms (see :mod:`evofeat.preprocessing` for their parameters and
 error bounds):
 
 :class:`ZScoreCore`
@@ -30,8 +30,13 @@ error bounds):
     The last ``window`` values of each feature in a ring (``recent``, the count
     ``seen``); a value's mid-rank among them, ``q = (#below + #equal / 2 +
     1/2) / (n + 1)`` over the ``n = min(seen, window)`` values kept, becomes
-    the normal score ``Phi^-1(q)`` (0 for the first value). O(window) per
-    present feature.
+    the normal score ``Phi^-1(q)`` (0 for the first value). The ranks come
+    from a sorted copy of the window kept beside it (scratch): O(log window)
+    per score and at most a ``memmove`` of ``window`` values per update.
+:class:`QuantileSketchCore`
+    The same mid-rank's normal score against a uniform sample of at most
+    ``window`` of all the values seen (reservoir sampling, kept sorted):
+    O(log window) per score, O(1) amortised per update.
 
 Each class is used through a subclass made for its inner core's type by
 :func:`scaled_type`, whose ``_fields`` are the scaler's own fields followed
@@ -40,9 +45,9 @@ model files see one flat state.
 """
 
 from libc.math cimport fabs, log, sqrt
-from libc.stdint cimport int64_t
-from libc.stdlib cimport free, realloc
-from libc.string cimport memcmp, memcpy
+from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.string cimport memcmp, memcpy, memmove
 
 import numpy as np
 
@@ -51,6 +56,17 @@ from evofeat._core.safe cimport saturate
 
 #: the prefix of the inner core's fields in a scaled core's flat state
 PREFIX = "learner__"
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define EVO_PREFETCH(p) __builtin_prefetch((p))
+    #else
+    #define EVO_PREFETCH(p) ((void)(p))
+    #endif
+    """
+    void prefetch "EVO_PREFETCH"(const void* p) noexcept nogil
 
 
 cdef double normal_quantile(double p) noexcept nogil:
@@ -198,6 +214,26 @@ cdef class ScaledCore(Core):
     cdef void update(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
         pass
 
+    cdef bint reserve(self, Py_ssize_t n) noexcept:
+        """Room for ``n`` values in the kept row (False: no memory)."""
+        cdef void* p
+        if n <= self.tcap:
+            return True
+        p = realloc(self.tcols, n * sizeof(int64_t))
+        if p == NULL:
+            return False
+        self.tcols = <int64_t*> p
+        p = realloc(self.traw, n * sizeof(double))
+        if p == NULL:
+            return False
+        self.traw = <double*> p
+        p = realloc(self.tval, n * sizeof(double))
+        if p == NULL:
+            return False
+        self.tval = <double*> p
+        self.tcap = n
+        return True
+
     cdef double* scaled(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
         """The row's values scaled with the statistics as they are (NULL if no memory). The
         last row scaled is kept (columns and raw values), so the row that ``learn`` gets right
@@ -206,21 +242,8 @@ cdef class ScaledCore(Core):
                 and memcmp(self.traw, val, n * sizeof(double)) == 0):
             return self.tval
         self.tlen = -1
-        cdef void* p
-        if n > self.tcap:
-            p = realloc(self.tcols, n * sizeof(int64_t))
-            if p == NULL:
-                return NULL
-            self.tcols = <int64_t*> p
-            p = realloc(self.traw, n * sizeof(double))
-            if p == NULL:
-                return NULL
-            self.traw = <double*> p
-            p = realloc(self.tval, n * sizeof(double))
-            if p == NULL:
-                return NULL
-            self.tval = <double*> p
-            self.tcap = n
+        if not self.reserve(n):
+            return NULL
         if n == 0:
             return self.tval
         self.transform(idx, val, n, self.tval)
@@ -228,6 +251,24 @@ cdef class ScaledCore(Core):
         memcpy(self.traw, val, n * sizeof(double))
         self.tlen = n
         return self.tval
+
+    cdef bint adopt(self, ScaledCore other) noexcept:
+        """Take ``other``'s last scaled row as this core's own (False: none, or no memory).
+
+        For a core whose statistics are known to equal ``other``'s (the same
+        transform, fed the same rows): its ``predict`` and ``learn`` of that row
+        then reuse the values instead of computing the transform again."""
+        cdef Py_ssize_t n = other.tlen
+        if n <= 0:
+            return False
+        self.tlen = -1
+        if not self.reserve(n):
+            return False
+        memcpy(self.tcols, other.tcols, n * sizeof(int64_t))
+        memcpy(self.traw, other.traw, n * sizeof(double))
+        memcpy(self.tval, other.tval, n * sizeof(double))
+        self.tlen = n
+        return True
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
@@ -287,37 +328,225 @@ cdef class ZScoreCore(ScaledCore):
             self.count[i] = c
 
 
+cdef Py_ssize_t count_below(const double* a, Py_ssize_t m, double x) noexcept nogil:
+    """How many of the increasing ``a[:m]`` are below ``x`` (binary search, O(log m), without
+    branches on the values: the step is added times a 0/1 comparison)."""
+    if m <= 0:
+        return 0
+    cdef const double* base = a
+    cdef Py_ssize_t half
+    while m > 1:
+        half = m >> 1
+        base += half * (base[half - 1] < x)
+        m -= half
+    return (base - a) + (base[0] < x)
+
+
+cdef Py_ssize_t count_not_above(const double* a, Py_ssize_t lo, Py_ssize_t m,
+                                double x) noexcept nogil:
+    """How many of the increasing ``a[:m]`` are at most ``x``, knowing ``lo`` of them are below."""
+    if lo >= m or a[lo] > x:  # no value equal to x (the common case): no search
+        return lo
+    cdef const double* base = a + lo
+    cdef Py_ssize_t half
+    m -= lo
+    while m > 1:
+        half = m >> 1
+        base += half * (base[half - 1] <= x)
+        m -= half
+    return (base - a) + (base[0] <= x)
+
+
+cdef Py_ssize_t sorted_insert(double* a, Py_ssize_t m, double x) noexcept nogil:
+    """Insert ``x`` into the increasing ``a[:m]`` (room for ``m + 1``); returns ``m + 1``."""
+    cdef Py_ssize_t q = count_not_above(a, 0, m, x)
+    memmove(&a[q + 1], &a[q], (m - q) * sizeof(double))
+    a[q] = x
+    return m + 1
+
+
+cdef void sorted_replace(double* a, Py_ssize_t m, double old, double x) noexcept nogil:
+    """Replace one value equal to ``old`` in the increasing ``a[:m]`` by ``x``, keeping it
+    increasing: one ``memmove`` of the values between the two places only (as
+    :func:`sorted_remove` then :func:`sorted_insert`, up to which of equal values moves)."""
+    cdef Py_ssize_t p = count_below(a, m, old), r
+    if p == m or not (a[p] == old):
+        return
+    r = count_not_above(a, count_below(a, m, x), m, x)
+    if r > p:  # x goes after the old value's place: the values between move down one
+        memmove(&a[p], &a[p + 1], (r - 1 - p) * sizeof(double))
+        a[r - 1] = x
+    else:  # x goes before it: the values between move up one
+        memmove(&a[r + 1], &a[r], (p - r) * sizeof(double))
+        a[r] = x
+
+
+cdef Py_ssize_t sorted_remove(double* a, Py_ssize_t m, double x) noexcept nogil:
+    """Remove one value equal to ``x`` from the increasing ``a[:m]``; returns the new length
+    (``m`` if none is equal)."""
+    cdef Py_ssize_t p = count_below(a, m, x)
+    if p == m or not (a[p] == x):
+        return m
+    memmove(&a[p], &a[p + 1], (m - 1 - p) * sizeof(double))
+    return m - 1
+
+
+cdef inline double mid_rank_score(const double* a, Py_ssize_t m, double x) noexcept nogil:
+    """``Phi^-1(q)``, ``q`` the mid-rank of ``x`` among the increasing ``a[:m]``."""
+    cdef Py_ssize_t below = count_below(a, m, x)
+    cdef Py_ssize_t equal = count_not_above(a, below, m, x) - below
+    return normal_quantile((2.0 * below + equal + 1.0) / (2.0 * m + 2.0))
+
+
+cdef int _cmp_double(const void* a, const void* b) noexcept nogil:
+    cdef double x = (<const double*> a)[0], y = (<const double*> b)[0]
+    return (x > y) - (x < y)
+
+
 cdef class QuantileCore(ScaledCore):
     """Running normal scores: per feature the last ``window`` values (``recent``, a ring written at
-    ``seen % window``) and the count ``seen`` of values seen."""
+    ``seen % window``) and the count ``seen`` of values seen.
+
+    Beside the ring, as scratch (not state: rebuilt from ``recent`` when the
+    core is built, grown, copied or loaded), each feature's kept values in
+    increasing order: a value's rank is two binary searches (O(log window)),
+    and ``update`` moves one value out and one in (a binary search and a
+    ``memmove`` of at most ``window`` values). The counts are those of a scan
+    of the ring, so the scores are the same to the bit.
+    """
 
     _fields = ("window", "seen", "recent")
 
+    def __dealloc__(self):
+        free(self.srt)
+
+    cdef bint sort_kept(self) noexcept:
+        """Build the sorted copy of every feature's kept values (False: no memory for it)."""
+        cdef Py_ssize_t rows = self.recent.shape[0], w = self.window, i, m
+        cdef double* p = <double*> malloc(max(rows * w, 1) * sizeof(double))
+        if p == NULL:
+            return False
+        for i in range(rows):
+            m = min(self.seen[i], w)
+            if m > 0:
+                memcpy(&p[i * w], &self.recent[i, 0], m * sizeof(double))
+                qsort(&p[i * w], m, sizeof(double), _cmp_double)
+        self.srt = p
+        self.srt_rows = rows
+        return True
+
     cdef void transform(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* out) noexcept:
-        cdef Py_ssize_t k, j, m
+        cdef Py_ssize_t k, j, m, w = self.window
         cdef int64_t i, below, equal
         cdef double x, v
         cdef const double* row
+        if self.srt == NULL and not self.sort_kept():  # no memory for the sorted copy: scan
+            for k in range(n):
+                i = idx[k]
+                x = val[k]
+                m = min(self.seen[i], w)
+                row = &self.recent[i, 0]
+                below = 0
+                equal = 0
+                for j in range(m):
+                    v = row[j]
+                    below += v < x
+                    equal += v == x
+                out[k] = normal_quantile((2.0 * below + equal + 1.0) / (2.0 * m + 2.0))
+            return
+        cdef const double* srt = self.srt
+        for k in range(n):  # the first probes of every feature's search, fetched together
+            i = idx[k]
+            m = min(self.seen[i], w)
+            prefetch(&srt[i * w + (m >> 1)])
+            prefetch(&srt[i * w + (m >> 2)])
+            prefetch(&srt[i * w + m - (m >> 2)])
         for k in range(n):
             i = idx[k]
-            x = val[k]
-            m = min(self.seen[i], self.window)
-            row = &self.recent[i, 0]
-            below = 0
-            equal = 0
-            for j in range(m):
-                v = row[j]
-                below += v < x
-                equal += v == x
-            out[k] = normal_quantile((2.0 * below + equal + 1.0) / (2.0 * m + 2.0))
+            out[k] = mid_rank_score(&srt[i * w], min(self.seen[i], w), val[k])
 
     cdef void update(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
-        cdef Py_ssize_t k
+        cdef Py_ssize_t k, m, w = self.window
+        cdef int64_t i, at
+        cdef double* row
+        for k in range(n):
+            i = idx[k]
+            at = self.seen[i] % w
+            m = min(self.seen[i], w)
+            if self.srt != NULL and not (m == w and self.recent[i, at] == val[k]):
+                row = &self.srt[i * w]  # (a value replaced by an equal one leaves it as it is)
+                if m == w:  # the oldest value leaves the window
+                    sorted_replace(row, m, self.recent[i, at], val[k])
+                else:
+                    sorted_insert(row, m, val[k])
+            self.recent[i, at] = val[k]
+            self.seen[i] += 1
+
+
+cdef inline uint64_t splitmix64(uint64_t z) noexcept nogil:
+    """A 64-bit mix of ``z`` (Steele, Lea and Flood's SplitMix64 finaliser)."""
+    z += 0x9E3779B97F4A7C15ULL
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline uint64_t sketch_draw(uint64_t n) noexcept nogil:
+    """The sketch's draw for a feature's ``n``-th value (from 0): uniform on ``0 .. n`` (up to a
+    bias below ``n / 2^64``), a hash of ``n`` alone, so runs repeat whatever the features'
+    numbering (each feature's sample is uniform; the features' draws are the same sequence)."""
+    return splitmix64(n) % (n + 1)
+
+
+def sketch_draws(uint64_t start, uint64_t stop):
+    """The sketch's draws for a feature's values ``start .. stop - 1`` (for references, tests).
+
+    >>> [int(j) <= n for n, j in enumerate(sketch_draws(0, 5))]
+    [True, True, True, True, True]
+    """
+    out = np.empty(stop - start if stop > start else 0, dtype=np.uint64)
+    cdef uint64_t n
+    for n in range(start, stop):
+        out[n - start] = sketch_draw(n)
+    return out
+
+
+cdef class QuantileSketchCore(ScaledCore):
+    """Normal scores against a uniform sample of every value seen: per feature at most ``window``
+    values (``sample``, kept in increasing order) drawn from all ``seen`` values by reservoir
+    sampling (Vitter's algorithm R): the ``n``-th value (from 0) enters when the draw ``j``
+    uniform on ``0 .. n`` is below ``window`` (always while fewer are kept), replacing the
+    ``j``-th smallest kept value; the draw is a hash of ``n`` (:func:`sketch_draws`). A score is
+    two binary searches (O(log window)); a replacement (a ``memmove`` of at most ``window``
+    values) happens with probability ``window / (n + 1)``."""
+
+    _fields = ("window", "seen", "sample")
+
+    cdef void transform(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                        double* out) noexcept:
+        cdef Py_ssize_t k, w = self.window
         cdef int64_t i
         for k in range(n):
             i = idx[k]
-            self.recent[i, self.seen[i] % self.window] = val[k]
+            out[k] = mid_rank_score(&self.sample[i, 0], min(self.seen[i], w), val[k])
+
+    cdef void update(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
+        cdef Py_ssize_t k, w = self.window, m
+        cdef int64_t i
+        cdef uint64_t j
+        cdef double* row
+        for k in range(n):
+            i = idx[k]
+            row = &self.sample[i, 0]
+            m = min(self.seen[i], w)
+            if m < w:
+                sorted_insert(row, m, val[k])
+            else:
+                j = sketch_draw(<uint64_t> self.seen[i])
+                if j < <uint64_t> w:  # replaces the j-th smallest (a uniform pick of the kept)
+                    memmove(&row[j], &row[j + 1], (w - 1 - j) * sizeof(double))
+                    sorted_insert(row, w - 1, val[k])
             self.seen[i] += 1
 
 

@@ -13,6 +13,7 @@ from libc.math cimport exp, fabs, log, log1p
 from libc.stdint cimport int64_t
 
 from evofeat._core.core cimport Core
+from evofeat._core.scaling cimport ScaledCore
 from evofeat._core.losses cimport softplus
 from evofeat._core.safe cimport MAX, saturate, sign_label
 
@@ -20,10 +21,24 @@ from evofeat._core.safe cimport MAX, saturate, sign_label
 OWN = ("kinds", "log_weight", "member_loss", "loss", "t", "share")
 
 
+cdef inline double exp_or_0(double x) noexcept nogil:
+    """``exp(x)``; 0.0 below -750, where ``exp`` underflows to 0.0 anyway (without the libm's
+    slow underflow path)."""
+    return 0.0 if x < -750.0 else exp(x)
+
+
 cdef inline double log_loss(double s, double y) noexcept nogil:
     """``-ln sigmoid(y s) = ln(1 + exp(-y s))`` (stable), saturated."""
     cdef double m = -y * s
-    return saturate(softplus(m, exp(-fabs(m))))
+    return saturate(softplus(m, exp_or_0(-fabs(m))))
+
+
+cdef inline void log_losses(double s, double* plus, double* minus) noexcept nogil:
+    """``log_loss(s, 1.0)`` and ``log_loss(s, -1.0)`` at once (the same ``exp`` and ``log1p``:
+    the same bits as two calls)."""
+    cdef double l = log1p(exp_or_0(-fabs(s))), m = -s
+    plus[0] = saturate(m + l if m > 0.0 else l)
+    minus[0] = saturate(s + l if s > 0.0 else l)
 
 
 cdef double log_sum_exp(const double* a, Py_ssize_t n) noexcept nogil:
@@ -34,7 +49,7 @@ cdef double log_sum_exp(const double* a, Py_ssize_t n) noexcept nogil:
         if a[i] > top:
             top = a[i]
     for i in range(n):
-        s += exp(a[i] - top)
+        s += exp_or_0(a[i] - top)
     return top + log(s)
 
 
@@ -84,7 +99,12 @@ MEMBER_CORES = (
     "evofeat.linear._stsd:STSDCore",
 )
 #: the online scalings in front of a member, by code (the first column of ``kinds``; 0: none)
-SCALERS = ("", "evofeat._core.scaling:ZScoreCore", "evofeat._core.scaling:QuantileCore")
+SCALERS = (
+    "",
+    "evofeat._core.scaling:ZScoreCore",
+    "evofeat._core.scaling:QuantileCore",
+    "evofeat._core.scaling:QuantileSketchCore",
+)
 
 
 def mixture_scores(const double[:, ::1] scores, const double[::1] y, bint share):
@@ -143,6 +163,18 @@ def member_code(cls):
     return (scaler, MEMBER_CORES.index(path)) if path in MEMBER_CORES else (-1, -1)
 
 
+def _same_scaling(a, b):
+    """Whether the member cores ``a`` and ``b`` scale the same way: the same transform (the same
+    scaling class) with equal statistics (every field of the scaling's own)."""
+    base = getattr(type(a), "_base", None)
+    if base is None or base is not getattr(type(b), "_base", None):
+        return False
+    return all(
+        np.array_equal(np.asarray(getattr(a, f)), np.asarray(getattr(b, f)))
+        for f in type(a)._own_fields
+    )
+
+
 def _core_class(scaler, code):
     """The member core class of the codes ``(scaler, code)`` (see :func:`member_code`)."""
     if not (0 <= code < len(MEMBER_CORES) and 0 <= scaler < len(SCALERS)):
@@ -179,6 +211,9 @@ cdef class AutoCore(Core):
     cdef double[::1] scores
     cdef double[::1] buf
     cdef double[::1] losses
+    cdef double[::1] lplus  # each member's log loss of the scored row if its label is +1
+    cdef double[::1] lminus  # and if it is -1
+    cdef int64_t[::1] lead
     cdef bint fresh
 
     def __init__(self, **fields):
@@ -210,6 +245,12 @@ cdef class AutoCore(Core):
         self.scores = np.zeros(max(K, 1))
         self.buf = np.zeros(max(K, 1))
         self.losses = np.zeros(max(K, 1))
+        self.lplus = np.zeros(max(K, 1))
+        self.lminus = np.zeros(max(K, 1))
+        lead = np.full(max(K, 1), -1, dtype=np.int64)
+        for i, m in enumerate(self.members):
+            lead[i] = next((j for j in range(i) if _same_scaling(m, self.members[j])), -1)
+        self.lead = lead
         self.fresh = False
 
     def __getattr__(self, name):
@@ -236,18 +277,29 @@ cdef class AutoCore(Core):
         cdef Py_ssize_t i
         cdef double* b = &self.buf[0]
         for i in range(K):
-            b[i] = self.log_weight[i] - log_loss(self.scores[i], 1.0)
+            b[i] = self.log_weight[i] - self.lplus[i]
         cdef double plus = log_sum_exp(b, K)
         for i in range(K):
-            b[i] = self.log_weight[i] - log_loss(self.scores[i], -1.0)
+            b[i] = self.log_weight[i] - self.lminus[i]
         return saturate(plus - log_sum_exp(b, K))
+
+    cdef void score_members(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                            Py_ssize_t K) noexcept:
+        """Each member's score of the row in ``scores`` (a member with a lead takes its lead's
+        scaled row first: the lead, earlier, has just scaled it), and its log loss of the row for
+        either label in ``lplus`` and ``lminus``."""
+        cdef Py_ssize_t i
+        cdef double lab
+        for i in range(K):
+            if self.lead[i] >= 0:
+                (<ScaledCore> self.members[i]).adopt(<ScaledCore> self.members[self.lead[i]])
+            self.scores[i] = (<Core> self.members[i]).predict(idx, val, n, &lab)
+            log_losses(self.scores[i], &self.lplus[i], &self.lminus[i])
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
-        cdef Py_ssize_t i, K = len(self.members)
-        cdef double lab
-        for i in range(K):
-            self.scores[i] = (<Core> self.members[i]).predict(idx, val, n, &lab)
+        cdef Py_ssize_t K = len(self.members)
+        self.score_members(idx, val, n, K)
         self.fresh = True
         cdef double s = self.mixture(K) if K > 0 else 0.0
         label[0] = sign_label(s)
@@ -256,16 +308,19 @@ cdef class AutoCore(Core):
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
                       double y, double score) noexcept:
         cdef Py_ssize_t i, K = len(self.members)
-        cdef double lab
         if not self.fresh:  # a learn without its predict: score the row first
-            for i in range(K):
-                self.scores[i] = (<Core> self.members[i]).predict(idx, val, n, &lab)
+            self.score_members(idx, val, n, K)
         self.fresh = False
         if K == 0:
             return 0.0
         for i in range(K):
             (<Core> self.members[i]).learn(idx, val, n, y, self.scores[i])
-            self.losses[i] = log_loss(self.scores[i], y)
+            if y == 1.0:
+                self.losses[i] = self.lplus[i]
+            elif y == -1.0:
+                self.losses[i] = self.lminus[i]
+            else:
+                self.losses[i] = log_loss(self.scores[i], y)
             self.member_loss[i] = saturate(self.member_loss[i] + self.losses[i])
         self.t += 1
         cdef double alpha = 1.0 / (self.t + 1.0) if self.share else 0.0

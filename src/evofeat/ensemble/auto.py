@@ -32,6 +32,10 @@ DEFAULT_MEMBERS: tuple[str, ...] = (
 DEFAULT_SHARE = False
 
 
+#: a member of each spec seen, cloned on every call (parsed and checked once per spec)
+_PARSED: dict[str, OnlineLearner] = {}
+
+
 def parse_member(spec: str) -> OnlineLearner:
     """The learner a member spec names: a learner spec (a registry name, optionally with keyword
     parameters, see :func:`~evofeat.preprocessing.learner_from_spec`), optionally behind an
@@ -45,6 +49,11 @@ def parse_member(spec: str) -> OnlineLearner:
     ...
     evofeat.base.errors.InputError: member 'ofs' cannot be a member of auto: expected an online learner for labels -1/+1 whose compiled core is one of FTRLCore, AdaGradCore, NAGCore, PACore, PerceptronCore, OGDCore, STSDCore (e.g. ftrl, adagrad, nag, pa-i), received OFS (binary); fix: pick binary online learners as members
     """
+    made = _PARSED.get(spec) if isinstance(spec, str) else None
+    if made is not None:
+        made = made.clone()
+        made._reset()
+        return made
     if not isinstance(spec, str):
         raise InputError(
             "a member of auto is a learner spec",
@@ -73,6 +82,8 @@ def parse_member(spec: str) -> OnlineLearner:
             received=f"{type(learner).__name__} ({learner.task})",
             fix="pick binary online learners as members",
         )
+    _PARSED[spec] = learner.clone()
+    learner._reset()
     return learner
 
 
@@ -180,9 +191,7 @@ class Auto(OnlineLearner):
                 received=repr(self.members),
                 fix="pass members=None",
             )
-        self._members = [parse_member(s) for s in specs]
-        for m in self._members:
-            m._reset()
+        self._members = [parse_member(s) for s in specs]  # each fresh (reset)
         self.per_feature = tuple(  # type: ignore[misc]
             f"m{i}_{f}" for i, m in enumerate(self._members) for f in m.per_feature
         )
@@ -264,15 +273,17 @@ class Auto(OnlineLearner):
         state = getattr(self, "_state", None)
         if state is None:
             return []
-        views = []
-        for m, core in zip(self._members, state.members, strict=True):
-            view = m.clone()
+        made = self.__dict__.get("_views")
+        if made is None or made[0] is not state:  # built once per state (a new one on growth)
+            made = (state, [m.clone() for m in self._members])
+            self._views = made
+        views: list[OnlineLearner] = made[1]
+        for view, core in zip(views, state.members, strict=True):
             view.feature_index_ = self.feature_index_
             view._state = core
             view._capacity = self._capacity
             view.n_learned_ = self.n_learned_
-            views.append(view)
-        return views
+        return list(views)
 
     @property
     def weights_(self) -> dict[str, float]:
@@ -293,7 +304,20 @@ class Auto(OnlineLearner):
         return np.asarray(sum(wi * v._effective_weights() for wi, v in zip(w, views, strict=True)))
 
     def _divergence_top(self) -> float:
-        return max((v._divergence_top() for v in self.members_), default=0.0)
+        """The members' largest, each member's parameters pointed at its part of the state for the
+        call (no views built: the check runs after every ``prequential``)."""
+        state = getattr(self, "_state", None)
+        if state is None:
+            return 0.0
+        tops = []
+        for m, core in zip(self._members, state.members, strict=True):
+            kept = (m.feature_index_, m._state, m._capacity)
+            m.feature_index_, m._state, m._capacity = self.feature_index_, core, self._capacity
+            try:
+                tops.append(m._divergence_top())
+            finally:
+                m.feature_index_, m._state, m._capacity = kept
+        return max(tops, default=0.0)
 
     @property
     def coef_(self) -> dict[Hashable, float]:
