@@ -80,6 +80,7 @@ SELECTORS: dict[str, str] = {
 SCALED: dict[str, str] = {
     "online-zscore": "zscore",
     "online-quantile": "quantile",
+    "online-quantile-sketch": "quantile-sketch",  # bounded sample, stated rank error
     "impute-copula": "copula",  # evofeat.preprocessing.Imputed
 }
 

@@ -19,7 +19,7 @@ cdef class CopulaCore(QuantileCore):
     cdef double* work
     cdef double* cmm
     cdef Py_ssize_t xcap, ccap, wcap, mcap, no, nm
-    cdef int reserve(self, Py_ssize_t d, Py_ssize_t no, Py_ssize_t nm, bint keep) noexcept
+    cdef int reserve_work(self, Py_ssize_t d, Py_ssize_t no, Py_ssize_t nm, bint keep) noexcept
     cdef Py_ssize_t extend(self, const int64_t* idx, const double* z, Py_ssize_t n,
                            bint keep) noexcept
     cdef void em_step(self, Py_ssize_t m) noexcept

@@ -85,7 +85,7 @@ cdef class CopulaCore(QuantileCore):
         free(self.work)
         free(self.cmm)
 
-    cdef int reserve(self, Py_ssize_t d, Py_ssize_t no, Py_ssize_t nm, bint keep) noexcept:
+    cdef int reserve_work(self, Py_ssize_t d, Py_ssize_t no, Py_ssize_t nm, bint keep) noexcept:
         """Scratch for a row of ``no`` present and ``nm`` imputed features among ``d`` (-1: no memory)."""
         cdef Py_ssize_t x = self.xcap
         if d > x:
@@ -128,7 +128,7 @@ cdef class CopulaCore(QuantileCore):
                 p += 1
             elif self.seen[i] > 0:
                 nm += 1
-        if self.reserve(d, no, nm, keep) < 0:
+        if self.reserve_work(d, no, nm, keep) < 0:
             return -1
         self.no = no
         self.nm = nm

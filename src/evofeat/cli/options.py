@@ -67,7 +67,7 @@ DATA_OPTIONS = options(
         default="none",
         show_default=True,
         help="none, zscore, unit-norm, minmax (or a registered name): over the whole file, so "
-        "they look ahead in the stream; or online-zscore, online-quantile: learned by the "
+        "they look ahead in the stream; or online-zscore, online-quantile, online-quantile-sketch: learned by the "
         "online learner from the rows seen so far (the learner L runs as online-zscore+L).",
     ),
     click.option(

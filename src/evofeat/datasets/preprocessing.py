@@ -20,6 +20,10 @@ to the matrix but by the learner, in the order it sees the rows
 ``"online-quantile"``
     Running per-feature normal scores of the value's rank in a window of
     recent values (OVFM's marginal step): ``"online-quantile+L"``.
+``"online-quantile-sketch"``
+    The same normal scores from a bounded random sample of all the values seen
+    so far, with the rank error stated in
+    :class:`evofeat.preprocessing.OnlineScaled`: ``"online-quantile-sketch+L"``.
 
 Built in:
 
@@ -179,7 +183,11 @@ PREPROCESSORS: dict[str, Preprocessor] = {
 
 #: The online preprocessing steps (learned from the rows seen so far, by the learner): each is the
 #: name prefix of the scaled learner in :mod:`evofeat.registry` (``"online-zscore+ftrl"``).
-ONLINE_PREPROCESSORS: tuple[str, ...] = ("online-zscore", "online-quantile")
+ONLINE_PREPROCESSORS: tuple[str, ...] = (
+    "online-zscore",
+    "online-quantile",
+    "online-quantile-sketch",
+)
 
 
 def _steps(name: str) -> list[str]:
