@@ -6,9 +6,12 @@ and the Python twins of the compiled helpers it needs (``safe``: the
 overflow rules of ``_core/safe.pxd``; ``splitmix``: ``_core/rng.pxd``;
 ``adagrad_step``: ``_core/adaptive.pxd``); ``copula`` is the imputation of
 ``preprocessing.Imputed``, run before ``ovfm``'s classifiers and an imputed
-learner's own reference. Unlike the independent oracle (``tests/oracle``), a
-reference may import evofeat (a learner's defaults, its budget rule); it
-checks the compiled arithmetic, the oracle checks the paper.
+learner's own reference. Two check parts that are not online learners:
+``cstage`` (OPID's C-stage solved in one batch, equal up to round-off) and
+``fisher`` (the Fisher-z search of ``selection.citests`` in NumPy). Unlike the
+independent oracle (``tests/oracle``), a reference may import evofeat (a
+learner's defaults, its budget rule); it checks the compiled arithmetic, the
+oracle checks the paper.
 
 :func:`predictions` runs the reference of a configured learner.
 """
