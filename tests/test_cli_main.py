@@ -184,6 +184,7 @@ def test_learners_lists_every_learner_with_kind_task_and_defaults() -> None:
         "kind": "online",
         "task": "binary",
         "params": {"C": 1.0, "fit_intercept": False},
+        "fixed": {"mode": "pa-i"},
     }
     assert infos["opid"]["kind"] == "onepass" and infos["ceofs"]["kind"] == "selector"
     assert infos["stsd-i"]["params"]["radius"] == 30.0
@@ -193,6 +194,12 @@ def test_learners_lists_every_learner_with_kind_task_and_defaults() -> None:
         line.split()[:3] == ["ofs", "online", "binary"] and "budget=0.1" in line for line in text
     )
     assert not any(line.startswith("opid") for line in text)
+    # a name that fixes parameters says so, apart from those one may set
+    (pam,) = (line for line in text if line.split()[0] == "pa-multiclass")
+    settable, fixed = pam.split("; fixed by the name: ")
+    assert "mode=stsd-i" in settable and "budget" not in settable and "radius" not in settable
+    assert fixed == "budget=1.0, radius=inf"
+    assert infos["pa-multiclass"]["fixed"] == {"budget": 1.0, "radius": None}  # JSON: inf is null
 
 
 # ----------------------------------------------------------------------------- output

@@ -16,9 +16,9 @@ from conftest import requires_data
 from evofeat.base.errors import InputError
 from evofeat.experiments.base import Cell
 from evofeat.onepass import LEARNERS, OPID, CStage, OPIDe
-from evofeat.onepass.cstage import closed_form
 from evofeat.onepass.estage import joint_dual, joint_primal, weights_from_norms
 from evofeat.streams.incdec import incdec, split_sizes
+from reference.cstage import closed_form
 
 
 @pytest.fixture(autouse=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import pytest
+
 from evofeat.report.committed import NOTE, refresh
 from evofeat.report.compare import COLUMNS
 
@@ -55,3 +57,27 @@ def test_a_committed_report_is_rejudged_by_the_papers_std(tmp_path: Path) -> Non
     refresh("opid", tmp_path)  # idempotent: the note is not added twice
     again = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert again.count(NOTE.split("(")[0]) == 1 and again.count("By status, the 2 published") == 1
+
+
+def test_a_refresh_that_fails_midway_leaves_both_files_as_they_were(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """comparison.csv and report.md are moved in together, or not at all."""
+    from evofeat.report import committed
+
+    csv_text = (
+        HEAD + "\nopid,table2,DNA,OPID,n_i=60,0.9253,0.0248,0.765,0.0851469,-1.88,within 2σ,,cmd,\n"
+    )
+    (tmp_path / "comparison.csv").write_text(csv_text, encoding="utf-8")
+    (tmp_path / "report.md").write_text(REPORT, encoding="utf-8")
+
+    def half_written(rows: object, path: Path) -> Path:
+        path.write_text("paper,tab", encoding="utf-8")
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(committed, "write_comparison_csv", half_written)
+    with pytest.raises(OSError, match="No space"):
+        refresh("opid", tmp_path)
+    assert (tmp_path / "comparison.csv").read_text(encoding="utf-8") == csv_text
+    assert (tmp_path / "report.md").read_text(encoding="utf-8") == REPORT
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["comparison.csv", "report.md"]

@@ -215,18 +215,26 @@ def parameters(name: str) -> dict[str, Any]:
 
 
 def describe(name: str) -> dict[str, Any]:
-    """Name, kind, task and parameters (with defaults) of a registered learner.
+    """Name, kind, task, parameters (with defaults) and the parameters fixed by the name.
 
     >>> describe("ofs")["kind"], describe("ofs")["task"], describe("ofs")["params"]["budget"]
     ('online', 'binary', 0.1)
+    >>> describe("pa-multiclass")["fixed"], describe("pa-multiclass")["params"]["mode"]
+    ({'budget': 1.0, 'radius': inf}, 'stsd-i')
     """
-    key = canonical(name)
-    kind, factory = _factory(key)
-    obj = factory()
+    found = resolve(name)
+    obj = found.factory()
     task = getattr(obj, "task", None) or "classification"
     if not isinstance(task, str):
         task = "classification"
-    return {"name": key, "kind": kind, "task": task, "params": _applicable(obj, parameters(key))}
+    params = _applicable(obj, found.parameters())
+    return {
+        "name": found.name,
+        "kind": found.kind,
+        "task": task,
+        "params": params,
+        "fixed": found.fixed,
+    }
 
 
 def _applicable(obj: Any, params: dict[str, Any]) -> dict[str, Any]:

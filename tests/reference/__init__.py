@@ -4,9 +4,14 @@ Each module restates one learner's update in NumPy, with the same operations
 in the same order as its compiled core (so the two agree to the last bit),
 and the Python twins of the compiled helpers it needs (``safe``: the
 overflow rules of ``_core/safe.pxd``; ``splitmix``: ``_core/rng.pxd``;
-``adagrad_step``: ``_core/adaptive.pxd``). Unlike the independent oracle
-(``tests/oracle``), a reference may import evofeat (a learner's defaults, its
-budget rule); it checks the compiled arithmetic, the oracle checks the paper.
+``adagrad_step``: ``_core/adaptive.pxd``); ``copula`` is the imputation of
+``preprocessing.Imputed``, run before ``ovfm``'s classifiers and an imputed
+learner's own reference. Two check parts that are not online learners:
+``cstage`` (OPID's C-stage solved in one batch, equal up to round-off) and
+``fisher`` (the Fisher-z search of ``selection.citests`` in NumPy). Unlike the
+independent oracle (``tests/oracle``), a reference may import evofeat (a
+learner's defaults, its budget rule); it checks the compiled arithmetic, the
+oracle checks the paper.
 
 :func:`predictions` runs the reference of a configured learner.
 """
@@ -18,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from evofeat.ensemble import FESL
+from evofeat.haphazard import OCDS, OLVF, OVFM
 from evofeat.linear import (
     FTRL,
     NAG,
@@ -32,6 +38,7 @@ from evofeat.linear import (
     PETrun,
     STSDMulticlass,
 )
+from evofeat.preprocessing import Imputed
 
 __all__ = ["predictions"]
 
@@ -62,7 +69,21 @@ def predictions(model: Any, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     >>> predictions(Perceptron(), np.array([[1.0], [1.0]]), np.array([1.0, 1.0]))
     array([-1.,  1.])
     """
-    from reference import adagrad, fesl, ftrl, nag, ofs, ogd, pa, perceptron, stsd
+    from reference import (
+        adagrad,
+        copula,
+        fesl,
+        ftrl,
+        nag,
+        ocds,
+        ofs,
+        ogd,
+        olvf,
+        ovfm,
+        pa,
+        perceptron,
+        stsd,
+    )
     from reference import stsd_multiclass as stsdm
 
     if isinstance(model, Perceptron):
@@ -94,7 +115,23 @@ def predictions(model: Any, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     if isinstance(model, FESL):
         out: np.ndarray = fesl.fesl_reference(X, y, **model.get_params())
         return out
-    if hasattr(model, "reference_predictions"):  # Auto, OLVF, OCDS keep theirs in the package
+    if isinstance(model, OLVF):
+        return olvf.olvf_reference(X, y, **model.get_params())
+    if isinstance(model, OCDS):
+        return ocds.ocds_reference(X, y, **model.get_params())
+    if isinstance(model, OVFM):
+        m = model
+        learn = m.copula == "online-em"
+        rate, window, forget, ridge = m.contribute_error_rate, m.window, m.forget, m.ridge
+        args = (int(m.decay_choice), float(rate), int(window), learn, float(forget), float(ridge))
+        return ovfm.ovfm_reference(X, y, *args)[0]
+    if isinstance(model, Imputed):
+        if model.neighbours is not None:
+            raise NotImplementedError("Imputed(neighbours=...) has no NumPy reference")
+        m = model
+        latent = copula.copula_reference(X, int(m.window), float(m.forget), float(m.ridge))
+        return predictions(model._inner(), latent, y)
+    if hasattr(model, "reference_predictions"):  # Auto keeps its own in the package (for now)
         out = model.reference_predictions(X, y)
         return out
     raise NotImplementedError(f"{type(model).__name__} has no NumPy reference")

@@ -238,6 +238,9 @@ def learners(kind: str | None, fmt: str) -> None:
     click.echo(f"{'name':<16} {'kind':<9} {'task':<15} parameters (defaults)")
     for i in infos:
         shown = ", ".join(f"{k}={show_value(v)}" for k, v in i["params"].items())
+        if i["fixed"]:  # what the name sets, not a parameter (pa-multiclass: budget, radius)
+            shown += "; fixed by the name: "
+            shown += ", ".join(f"{k}={show_value(v)}" for k, v in i["fixed"].items())
         click.echo(f"{i['name']:<16} {i['kind']:<9} {i['task']:<15} {shown}")
 
 

@@ -181,6 +181,7 @@ def finish_report(
         comparison_section(rows, explanations),
     ]
     parts = [head.rstrip("\n") + "\n", run, rest.strip("\n") + "\n", *(t for t in tail if t)]
+    # ``out`` is the scratch folder that runner._write_report_atomically moves in whole
     path.write_text("\n".join(parts), encoding="utf-8")
 
 

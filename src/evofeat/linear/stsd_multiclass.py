@@ -37,7 +37,9 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
     Parameters
     ----------
     mode
-        ``"stsd"``, ``"stsd-i"`` or ``"stsd-ii"`` (the step rule).
+        ``"stsd"``, ``"stsd-i"`` or ``"stsd-ii"`` (the step rule: with
+        ``budget=1.0, radius=inf``, as ``pa-multiclass`` fixes them, the
+        multiclass PA, PA-I and PA-II steps).
     C
         Aggressiveness of the -I / -II steps.
     radius

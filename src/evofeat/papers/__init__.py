@@ -23,6 +23,8 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from evofeat._scratch import write_atomically
+
 __all__ = ["NAMES", "split_adaptive", "text"]
 
 #: The papers, in the order the project implements them.
@@ -55,7 +57,16 @@ def split_adaptive(path: str | Path) -> list[Path]:
         if cells:
             target = Path(str(resources.files(__name__).joinpath(paper, "adaptive.json")))
             own = {"meta": data["meta"], "cells": cells}
-            target.write_text(json.dumps(own, indent=1) + "\n", encoding="utf-8")
+            _write_whole(target, json.dumps(own, indent=1) + "\n")
             out.append(target)
     text.cache_clear()
     return out
+
+
+def _write_whole(target: Path, body: str) -> None:
+    """``target`` written whole or not at all (a report reads it), through a scratch folder."""
+
+    def write(tmp: Path) -> None:
+        (tmp / target.name).write_text(body, encoding="utf-8")
+
+    write_atomically(target.parent, write, inside=f"{target.name}.")

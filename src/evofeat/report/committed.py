@@ -32,6 +32,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from evofeat._scratch import write_atomically
 from evofeat.report.compare import (
     Explanation,
     Row,
@@ -127,7 +128,6 @@ def refresh(paper: str, folder: Path, signed: bool = False) -> Path:
     rows = read_rows(folder / "comparison.csv")
     explanations: dict[str, Explanation] = dict(EXPLANATIONS.get(paper, {}))
     _explain_not_run(rows, False, explanations)
-    write_comparison_csv(rows, folder / "comparison.csv")
     path = folder / "report.md"
     text = path.read_text(encoding="utf-8")
     head, _, _ = text.partition("\n## Every published cell")
@@ -159,9 +159,14 @@ def refresh(paper: str, folder: Path, signed: bool = False) -> Path:
     note = NOTE.format(paper=paper, dir=folder.as_posix())
     if NOTE.split("(")[0] not in rest:
         head = f"{title}\n\n{note}\n\n{rest}"
-    path.write_text(
-        head.rstrip("\n") + "\n\n" + comparison_section(rows, explanations), encoding="utf-8"
-    )
+    report = head.rstrip("\n") + "\n\n" + comparison_section(rows, explanations)
+
+    def write(tmp: Path) -> None:
+        write_comparison_csv(rows, tmp / "comparison.csv")
+        (tmp / "report.md").write_text(report, encoding="utf-8")
+
+    # both files or neither, report.md last (as evofeat reproduce writes them)
+    write_atomically(folder, write, last="report.md", inside="report-")
     return path
 
 

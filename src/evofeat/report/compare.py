@@ -188,6 +188,8 @@ def _num(v: float, digits: int = 4) -> str:
 
 def write_comparison_csv(rows: Iterable[Row], path: Path) -> Path:
     """``comparison.csv``: one line per published cell, the columns :data:`COLUMNS`."""
+    # Not atomic by itself: its callers (experiments.finish.finish_report, committed.refresh)
+    # write into a scratch folder that evofeat._scratch.write_atomically moves in whole.
     path = Path(path)
     with path.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)

@@ -38,6 +38,8 @@ def save_figure(fig: Any, out: Path, name: str, caption: str = "") -> str:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
+    # not atomic by itself: the package's callers (report.paper, demo, cli.plots) pass a
+    # scratch folder that evofeat._scratch.write_atomically moves in whole
     fig.savefig(out / f"{name}.png", dpi=120)
     fig.savefig(out / f"{name}.svg")
     plt.close(fig)

@@ -899,5 +899,6 @@ def render(spec: PaperSpec, results: pd.DataFrame, out: Path, command: str) -> P
     if getattr(spec, "runtime", True):
         parts.append(runtime(view))
     path = out / "report.md"
+    # ``out`` is the scratch folder that experiments.runner moves in whole (write_atomically)
     path.write_text("\n".join(p for p in parts if p) + "\n", encoding="utf-8")
     return path

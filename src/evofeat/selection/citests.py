@@ -241,11 +241,10 @@ class _ConditionalTester:
 class FisherZTester(_ConditionalTester):
     """Fisher's z-test of partial correlations given subsets of a pool.
 
-    ``compiled=True`` (default) runs the search in compiled code
-    (``evofeat.selection._fisher.fisher_search``) that enumerates the sets in order and stops at
-    the first independence; ``compiled=False`` is the plain NumPy reference
-    (:func:`partial_corr_batch`, one batch per size). They agree
-    (``tests/test_selection.py``).
+    The search runs in compiled code (``evofeat.selection._fisher.fisher_search``) that
+    enumerates the sets in order and stops at the first independence; the tests check it against
+    a plain NumPy search (:func:`partial_corr_batch`, one batch per size:
+    ``tests/reference/fisher.py``).
 
     >>> rng = np.random.default_rng(0)
     >>> a = rng.normal(size=500); b = a + 0.1 * rng.normal(size=500)
@@ -255,16 +254,13 @@ class FisherZTester(_ConditionalTester):
     (0,)
     """
 
-    def __init__(self, y: np.ndarray, alpha: float, compiled: bool = True) -> None:
+    def __init__(self, y: np.ndarray, alpha: float) -> None:
         super().__init__(y, alpha)
-        self.compiled = compiled
         self.cutoff = float(special.ndtri(1.0 - 0.5 * alpha))
 
     def separating_set(
         self, key: int, pool: Sequence[int], max_size: int, require: int | None = None
     ) -> tuple[int, ...] | None:
-        if not self.compiled:
-            return super().separating_set(key, pool, max_size, require)
         pool = list(pool)
         if not pool or max_size < 1:
             return None
@@ -276,13 +272,6 @@ class FisherZTester(_ConditionalTester):
     def _prepare(self, key: int, pool: list[int]) -> object:
         cols = np.column_stack([self.columns[key], self.y, *(self.columns[p] for p in pool)])
         return np.cov(cols, rowvar=False)
-
-    def _first_independent(self, ctx: object, sets: np.ndarray) -> int | None:
-        C = np.asarray(ctx)
-        r = partial_corr_batch(C, 0, 1, sets + 2)
-        indep = fisher_z_independent(r, self.n, sets.shape[1], self.alpha)
-        hits = np.flatnonzero(indep)
-        return int(hits[0]) if hits.size else None
 
 
 class G2Tester(_ConditionalTester):

@@ -82,8 +82,6 @@ class OSFS(StreamingSelector):
 
     #: Fast-OSFS: test the newcomer before adding it; never re-check it.
     _fast = False
-    #: Re-test older members against every set, not only those with the newcomer (tests only).
-    _recheck_all = False
 
     def __init__(
         self,
@@ -148,7 +146,7 @@ class OSFS(StreamingSelector):
             # checked (the data do not change and the pool only lost members since), so
             # only the sets that contain the newcomer can change its verdict: OSFS gives
             # the same selection as re-testing every set (tests/test_selection.py checks).
-            require = None if member == j or self._recheck_all else j
+            require = None if member == j else j
             if self._independent(member, pool, require):
                 self.selected_.remove(member)
                 tester.discard(member)
