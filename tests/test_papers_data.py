@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from evofeat.datasets.registry import get_entry, how_to_get, status
 
 from evofeat.cli import main
 from evofeat.datasets import (
@@ -30,7 +31,6 @@ from evofeat.datasets import (
     registry,
 )
 from evofeat.datasets.errors import UnverifiedDownloadWarning
-from evofeat.datasets.registry import get_entry, how_to_get, status
 from evofeat.papers import NAMES
 from evofeat.report.published import published as published_cells
 
