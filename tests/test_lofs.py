@@ -3,7 +3,9 @@
 ``tests/data/lofs/oracle.tsv`` holds what LOFS's MATLAB code (github.com/kuiy/LOFS,
 run under Octave 7.3 by ``benchmarks/investigations/lofs_oracle.m``) selects on
 its example data ``spect.mat`` (kept here as ``spect.csv``) and on wdbc and
-colon-discretized from the shared data folder.
+colon-discretized from the shared data folder; ``oracle_differ.tsv`` holds 15
+more runs (``lofs_oracle.m ... differ``) where LOFS's rules and the textbook
+rules select differently.
 """
 
 from __future__ import annotations
