@@ -82,11 +82,16 @@ def summarise(lines: list[str]) -> str:
     cofs = [line.split(" | ") for line in lines if "| COFS |" in line]
     holds = sum(c[-1].startswith("holds") for c in cofs)
     wins = sum(c[8].startswith("win") or c[8].endswith("win") for c in cofs)
+    fails = [f"{c[0].lstrip('| ')} {c[1]}" for c in cofs if not c[-1].startswith("holds")]
+    below = (
+        f"CEOFS is significantly below COFS in {len(fails)} ({', '.join(fails)})"
+        if fails
+        else "CEOFS is never significantly below COFS"
+    )
     return (
         f"**Verdict**: the claim holds in {holds} of {len(cofs)} comparisons (data set x "
-        f"classifier): CEOFS is never significantly below COFS, and significantly above it in "
-        f"{wins} (by at least one test); the others are ties over 10 folds, which cannot "
-        "separate gaps of 1-4 points."
+        f"classifier): {below}, and significantly above it in {wins} (by at least one test); "
+        "the others are ties."
     )
 
 
