@@ -3,7 +3,9 @@
 ``tests/data/lofs/oracle.tsv`` holds what LOFS's MATLAB code (github.com/kuiy/LOFS,
 run under Octave 7.3 by ``benchmarks/investigations/lofs_oracle.m``) selects on
 its example data ``spect.mat`` (kept here as ``spect.csv``) and on wdbc and
-colon-discretized from the shared data folder.
+colon-discretized from the shared data folder; ``oracle_differ.tsv`` holds 15
+more runs (``lofs_oracle.m ... differ``) where LOFS's rules and the textbook
+rules select differently.
 """
 
 from __future__ import annotations
@@ -135,3 +137,22 @@ def test_spect_runs_separate_the_lofs_rules_from_the_textbook_ones() -> None:
     lofs = FastOSFS(alpha=0.05, test="chi2", variant="lofs").fit(X, y).selected_
     text = FastOSFS(alpha=0.05, test="chi2").fit(X, y).selected_
     assert [j + 1 for j in lofs] == RUNS["spect80/fast_osfs_d/chi2/0.05"] and lofs != text
+
+
+DIFFER = lofs_exactness.oracle(("oracle_differ.tsv",))
+
+
+@pytest.mark.parametrize("name", sorted(DIFFER))
+def test_second_oracle_runs_tell_the_lofs_rules_from_the_textbook_ones(name: str) -> None:
+    # each run of oracle_differ.tsv is one where LOFS's rules and the textbook rules select
+    # differently: matching LOFS there cannot come from the textbook rules
+    text = lofs_exactness.ours(name, "textbook")
+    if text is None:
+        pytest.skip(f"{name}: needs its data set (set EVOFEAT_DATA to the shared data folder)")
+    assert text != DIFFER[name] and lofs_exactness.ours(name) == DIFFER[name]
+
+
+def test_second_oracle_holds_alpha_investing_runs_beyond_wdbc() -> None:
+    ai = [name for name in DIFFER if name.endswith("/alpha_investing")]
+    assert len(ai) >= 5 and {name.split("/")[0][:4] for name in ai} >= {"spec", "wdbc", "colo"}
+    assert set(DIFFER) <= set(RUNS)

@@ -52,13 +52,44 @@ def colon300() -> tuple[np.ndarray, np.ndarray]:
     return codes, lofs_codes(np.asarray(ds.y), label=True)
 
 
-def oracle() -> dict[str, list[int]]:
-    """LOFS's selections by run name, 1-based as LOFS prints them."""
+def oracle(files: tuple[str, ...] = ("oracle.tsv", "oracle_differ.tsv")) -> dict[str, list[int]]:
+    """LOFS's selections by run name, 1-based as LOFS prints them.
+
+    ``oracle.tsv`` is written by ``lofs_oracle.m``, ``oracle_differ.tsv`` by
+    ``lofs_oracle.m ... differ`` (the runs of :func:`candidates` where our two variants differ).
+    """
     out: dict[str, list[int]] = {}
-    for line in (HERE / "oracle.tsv").read_text().splitlines():
-        name, _, sel = line.partition("\t")
-        out[name] = [int(v) for v in sel.split()]
+    for file in files:
+        for line in (HERE / file).read_text().splitlines():
+            name, _, sel = line.partition("\t")
+            out[name] = [int(v) for v in sel.split()]
     return out
+
+
+def candidates() -> list[str]:
+    """Runs tried for the second oracle; it keeps those where ours differ by variant.
+
+    Alpha-investing on spect (267, 150, 80 rows), wdbc's first 100/200/300 rows and colon300;
+    OSFS and Fast-OSFS on spect's first 200/100/50 rows (G2 and chi2, alpha 0.01 and 0.05) and
+    colon300 at alpha 0.01; the Fisher-z selectors on wdbc's first 100/200 rows.
+    """
+    runs = [f"{d}/alpha_investing" for d in ("spect267", "spect150", "spect80")]
+    runs += [f"wdbc{r}/alpha_investing" for r in (100, 200, 300)] + ["colon300/alpha_investing"]
+    for data, alphas in (("spect200", "0.01 0.05"), ("spect100", "0.01 0.05"),
+                         ("spect50", "0.01 0.05"), ("colon300", "0.01")):  # fmt: skip
+        runs += [
+            f"{data}/{m}/{t}/{a}"
+            for t in ("g2", "chi2")
+            for a in alphas.split()
+            for m in ("osfs_d", "fast_osfs_d")
+        ]
+    runs += [
+        f"wdbc{r}/{m}/{a}"
+        for r in (100, 200)
+        for a in ("0.01", "0.05")
+        for m in ("osfs_z", "fast_osfs_z", "saola_z_test")
+    ]
+    return runs
 
 
 def ours(name: str, variant: str = "lofs") -> list[int] | None:
@@ -72,6 +103,8 @@ def ours(name: str, variant: str = "lofs") -> list[int] | None:
             X, y = colon300() if data == "colon300" else wdbc()
         except Exception:  # noqa: BLE001 - data set absent: the run is skipped
             return None
+        if data.startswith("wdbc") and data != "wdbc":  # wdbcN: the first N rows
+            X, y = X[: int(data[4:])], y[: int(data[4:])]
     makers: dict[str, Callable[[], object]] = {
         "osfs_d": lambda: OSFS(alpha=float(rest[1]), test=rest[0], variant=variant),
         "fast_osfs_d": lambda: FastOSFS(alpha=float(rest[1]), test=rest[0], variant=variant),
@@ -97,7 +130,18 @@ def export(folder: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--export", type=Path, help="write the data for lofs_oracle.m to this folder")
+    ap.add_argument(
+        "--candidates",
+        action="store_true",
+        help="print the candidate runs where variant=lofs and variant=textbook select differently",
+    )
     args = ap.parse_args(argv)
+    if args.candidates:
+        for name in candidates():
+            lofs, text = ours(name), ours(name, "textbook")
+            if lofs is not None and lofs != text:
+                print(f"{name}\tlofs {lofs}\ttextbook {text}")
+        return 0
     if args.export:
         export(args.export)
         return 0
