@@ -24,7 +24,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "evofeat"
-LEARNERS = frozenset({"linear", "ensemble", "onepass", "selection"})
+LEARNERS = frozenset({"linear", "ensemble", "onepass", "selection", "haphazard"})
 _CYTHON_IMPORT = re.compile(r"^\s*(?:from\s+(evofeat[\w.]*)\s+c?import|c?import\s+(evofeat[\w.]*))")
 
 
@@ -114,5 +114,5 @@ def test_experiments_and_reports_reach_learners_only_through_the_registry() -> N
 
 
 def test_learner_families_import_no_other_family() -> None:
-    for family in ("linear", "onepass", "selection"):
+    for family in ("linear", "onepass", "selection", "haphazard"):
         assert _forbidden({family}, set(LEARNERS) - {family}) == [], family

@@ -1,0 +1,424 @@
+"""DynFo: a dynamic forest of decision stumps for streams with varying feature spaces."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from evofeat.base import InputError, OnlineLearner
+from evofeat.base.state import StateSpec
+from evofeat.haphazard._dynfo import DynFoCore
+
+__all__ = ["DynFo", "dynfo_reference"]
+
+#: How a stump chosen for relearning is refitted (see ``relearn`` in :class:`DynFo`).
+_RELEARN = ("improve", "refit")
+_UNIT = ("beta", "delta", "theta2")  # shares in [0, 1]
+_POSITIVE = ("alpha",)
+_NONNEGATIVE = ("epsilon", "gamma", "theta1")
+
+
+class DynFo(OnlineLearner):
+    """DynFo (Schreckenberger et al. 2022): a weighted forest of decision stumps, each fitted on
+    the window of the last ``N`` rows over a random subset of the features seen so far.
+
+    Every row enters the window (a feature absent from a row is absent there too). The forest
+    predicts by a weighted vote: each stump whose split feature is present in the row adds its
+    weight times the class shares of its side (``x <= threshold`` or not) in the window it was
+    fitted on; the larger sum wins (a tie, or no vote: -1). The score is the log ratio of the
+    two sums (each floored at the smallest normal double), so ``predict_proba_one`` gives the
+    forest's vote share for +1. Then, on the true label:
+
+    1. if the forest's error rate over its last ``N`` predictions exceeds ``gamma``, a new stump
+       is grown (weight 1);
+    2. each stump's weight becomes ``w - epsilon`` when its split feature is absent, else
+       ``(w + 2 alpha [the stump is right]) / (1 + alpha)``;
+    3. of the stumps with ``theta1 <= w < q``, ``q`` the ``theta2``-quantile of the weights
+       (linear interpolation, as ``numpy.quantile``), a random ``int((1 - beta) k)`` of the ``k``
+       are relearned on the current window (weight back to 1);
+    4. the stumps with ``w < theta1`` are dropped (the last one stays).
+
+    Growing or relearning a stump draws ``max(int(delta n), 1)`` accepted features at random
+    among the ``n`` seen so far; the stump takes, among them, the split of least Gini impurity
+    over the window rows where that feature is present (thresholds at the values seen there; a
+    tie goes to the value that entered the window first). The first row with a feature grows
+    the first ``M`` stumps and is learned only that way. Scale-free: a monotone change of a
+    feature changes nothing. Binary (labels -1/+1).
+
+    Cost per row: the vote and the weights O(stumps); each feature's best split is computed at
+    most once per row, O(N log N), whatever the number of stumps drawing it. Memory: the window
+    holds ``N`` values per feature seen, O(N d).
+
+    Parameters
+    ----------
+    alpha
+        The weights' step (the paper's alpha).
+    beta
+        The share of the relearning candidates kept as they are (beta; ``1 - beta`` relearn).
+    delta
+        The share of the features seen that a stump accepts (delta; at least one feature).
+    epsilon
+        The penalty of a stump whose split feature is absent from the row (epsilon).
+    gamma
+        The forest's error rate over its last ``N`` predictions above which a stump is grown.
+    M
+        The number of stumps grown from the first row.
+    N
+        The window: the rows the stumps are fitted on and the error rate is measured over.
+    theta1
+        Stumps below this weight are dropped; relearning candidates are at least this.
+    theta2
+        Relearning candidates are below the ``theta2``-quantile of the weights.
+    max_learners
+        The most stumps kept (``None``: ``10 M``). The paper sets no bound: a stump that would
+        exceed it is not grown.
+    relearn
+        ``"improve"`` (default, the review's code and the ``haphazard`` package): a relearned
+        stump keeps its split unless one of the newly drawn features splits the current window
+        with a lower Gini impurity than its own split had. ``"refit"``: it takes the best split
+        among the new draw, whatever it had.
+    seed
+        Seed of the draws (accepted features, relearning).
+
+    The defaults are the review's most common setting over its 13 data sets (Agarwal et al.
+    2024, ``benchmarks/haphazard_review_params.json``; ``N`` its cap of 20 rows).
+
+    Attributes
+    ----------
+    coef_
+        Per feature, the total weight of the stumps that split on it.
+    n_learners_
+        The number of stumps.
+
+    Examples
+    --------
+    >>> from evofeat.datasets import load
+    >>> from evofeat.streams import haphazard
+    >>> from evofeat.evaluate import prequential
+    >>> ds = load("kr-vs-kp")  # 3196 rows, 52 % of them in the larger class
+    >>> stream = haphazard(ds.X, ds.y, ds.feature_names, p=0.5, seed=1)
+    >>> model = DynFo(seed=0)
+    >>> prequential(model, stream).mistakes, model.n_learners_
+    (553, 792)
+
+    References
+    ----------
+    Schreckenberger, C., Bartelt, C., Stuckenschmidt, H., et al. Dynamic forest for learning
+    from data streams with varying feature spaces. CoopIS 2022. As implemented for Agarwal et
+    al., Online learning under haphazard input conditions: a comprehensive review and
+    analysis, 2024 (the ``haphazard`` package 1.2.8, ``models/model_zoo/dynfo``).
+    """
+
+    per_feature = (
+        "win_x",
+        "win_t",
+        "perm",
+        "best_t",
+        "best_n",
+        "x_t",
+        "best_gini",
+        "best_threshold",
+        "best_left_neg",
+        "best_left_pos",
+        "best_right_neg",
+        "best_right_pos",
+        "x_val",
+    )
+    #: What a model file must satisfy (evofeat.io).
+    _state_spec = StateSpec(
+        fixed=(
+            "alpha",
+            "beta",
+            "delta",
+            "epsilon",
+            "gamma",
+            "theta1",
+            "theta2",
+            "M",
+            "N",
+            "max_learners",
+            "improve",
+        ),
+        indices=("feature", "perm"),
+        counts=("n_seen",),
+        at_most=(("n_learners", "max_learners"), ("win_len", "N"), ("ok_len", "N")),
+        nonnegative=("n_learners", "win_len", "ok_len", "win_next", "ok_next", "t"),
+    )
+
+    def __init__(
+        self,
+        alpha: float = 0.1,
+        beta: float = 0.8,
+        delta: float = 0.001,
+        epsilon: float = 0.001,
+        gamma: float = 0.5,
+        M: int = 500,
+        N: int = 20,
+        theta1: float = 0.05,
+        theta2: float = 0.75,
+        max_learners: int | None = None,
+        relearn: str = "improve",
+        seed: int = 0,
+    ) -> None:
+        self.alpha = alpha
+        self.beta = beta
+        self.delta = delta
+        self.epsilon = epsilon
+        self.gamma = gamma
+        self.M = M
+        self.N = N
+        self.theta1 = theta1
+        self.theta2 = theta2
+        self.max_learners = max_learners
+        self.relearn = relearn
+        self.seed = seed
+
+    def _check_params(self) -> None:
+        def real(name: str) -> float:
+            v = getattr(self, name)
+            if not isinstance(v, numbers.Real) or isinstance(v, bool) or not math.isfinite(v):
+                raise InputError(
+                    f"{name} must be a finite number", received=repr(v), fix=f"pass {name}=0.5"
+                )
+            return float(v)
+
+        for name in _UNIT:
+            if not 0.0 <= real(name) <= 1.0:
+                raise InputError(
+                    f"{name} must be a share",
+                    expected="a number in [0, 1]",
+                    received=repr(getattr(self, name)),
+                )
+        for name in _POSITIVE:
+            if not real(name) > 0.0:
+                raise InputError(f"{name} must be > 0", received=repr(getattr(self, name)))
+        for name in _NONNEGATIVE:
+            if not real(name) >= 0.0:
+                raise InputError(f"{name} must be >= 0", received=repr(getattr(self, name)))
+        for name in ("M", "N", "max_learners", "seed"):
+            v = getattr(self, name)
+            if name == "max_learners" and v is None:
+                continue
+            low = 0 if name == "seed" else 1
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < low:
+                raise InputError(
+                    f"{name} must be an integer >= {low}",
+                    received=repr(v),
+                    fix=f"pass {name}={20 if name == 'N' else 500 if name == 'M' else low}"
+                    if name != "max_learners"
+                    else "pass max_learners=None (10 M)",
+                )
+        if self.max_learners is not None and self.max_learners < self.M:
+            raise InputError(
+                "max_learners is below M",
+                expected=f"at least M = {self.M} (the stumps grown from the first row)",
+                received=repr(self.max_learners),
+                fix="pass max_learners=None (10 M)",
+            )
+        if self.relearn not in _RELEARN:
+            raise InputError(
+                "unknown relearn rule",
+                expected=" or ".join(repr(r) for r in _RELEARN),
+                received=repr(self.relearn),
+                fix="pass relearn='improve' (the review's code) or relearn='refit'",
+            )
+
+    def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
+        if name == "perm":
+            grown[start:] = np.arange(start, grown.shape[0])
+
+    def _make_state(self, capacity: int) -> DynFoCore:
+        N = int(self.N)
+        L = int(self.max_learners if self.max_learners is not None else 10 * self.M)
+        f64, i64 = np.float64, np.int64
+        per_feature: dict[str, Any] = {
+            name: np.zeros(capacity, i64 if name in ("perm", "best_t", "best_n", "x_t") else f64)
+            for name in self.per_feature
+            if name not in ("win_x", "win_t")
+        }
+        per_feature["perm"] = np.arange(capacity, dtype=i64)
+        stumps: dict[str, Any] = {
+            name: np.zeros(L)
+            for name in (
+                "threshold",
+                "left_neg",
+                "left_pos",
+                "right_neg",
+                "right_pos",
+                "gini",
+                "weight",
+            )
+        }
+        return DynFoCore(
+            alpha=float(self.alpha),
+            beta=float(self.beta),
+            delta=float(self.delta),
+            epsilon=float(self.epsilon),
+            gamma=float(self.gamma),
+            theta1=float(self.theta1),
+            theta2=float(self.theta2),
+            M=int(self.M),
+            N=N,
+            max_learners=L,
+            improve=int(self.relearn == "improve"),
+            win_x=np.zeros((capacity, N)),
+            win_t=np.zeros((capacity, N), i64),
+            slot_t=np.zeros(N, i64),
+            win_y=np.zeros(N),
+            ok=np.zeros(N),
+            win_next=0,
+            win_len=0,
+            ok_next=0,
+            ok_len=0,
+            t=0,
+            n_seen=0,
+            n_learners=0,
+            rng=int(np.int64(np.uint64(int(self.seed) % 2**64).view(np.int64))),
+            feature=np.full(L, -1, i64),
+            **stumps,
+            **per_feature,
+        )
+
+    def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return dynfo_reference(X, y, **self.get_params())[0]
+
+    @property
+    def n_learners_(self) -> int:
+        """The number of stumps."""
+        return 0 if self._state is None else int(self._state.n_learners)
+
+    def _effective_weights(self) -> np.ndarray:
+        """Per feature, the total weight of the stumps splitting on it."""
+        n = len(self.feature_index_)
+        if self._state is None or n == 0:
+            return np.zeros(n)
+        m = int(self._state.n_learners)
+        feature = np.asarray(self._state.feature)[:m]
+        weight = np.asarray(self._state.weight)[:m]
+        used = feature >= 0
+        return np.bincount(feature[used], weights=weight[used], minlength=n)[:n]
+
+
+_NORMAL = 2.2250738585072014e-308  # the smallest normal double: each vote sum's floor
+_GOLDEN, _MASK = 0x9E3779B97F4A7C15, (1 << 64) - 1
+
+
+def _uniform(state: list[int]) -> float:
+    """SplitMix64's next uniform in [0, 1) (``state[0]`` advanced)."""
+    state[0] = (state[0] + _GOLDEN) & _MASK
+    z = state[0]
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return ((z ^ (z >> 31)) >> 11) / 9007199254740992.0
+
+
+def _split(win_x: np.ndarray, win_y: np.ndarray, f: int) -> np.ndarray | None:
+    """Feature ``f``'s best split on the window (rows oldest first): ``[gini, threshold,
+    left_neg, left_pos, right_neg, right_pos]``, or None when it is absent from every row."""
+    col = win_x[:, f]
+    rows = np.flatnonzero(~np.isnan(col))
+    if rows.size == 0:
+        return None
+    order = rows[np.lexsort((rows, col[rows]))]
+    v, pos = col[order], (win_y[order] > 0).astype(np.float64)
+    m = v.size
+    new = np.r_[True, v[1:] != v[:-1]]
+    last = np.r_[new[1:], True]
+    nl = np.arange(1, m + 1, dtype=np.float64)[last]
+    pos_left = np.cumsum(pos)[last]
+    nr = m - nl
+    pl = pos_left / nl
+    gl = 1.0 - (pl * pl + (1.0 - pl) * (1.0 - pl))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pr = np.where(nr > 0, (pos.sum() - pos_left) / nr, 0.0)
+    gr = np.where(nr > 0, 1.0 - (pr * pr + (1.0 - pr) * (1.0 - pr)), 1.0)
+    g = (nl / m) * gl + (nr / m) * gr
+    k = np.lexsort((order[new], g))[0]  # least impurity, then the value first in the window
+    return np.array(
+        [g[k], v[new][k], 1.0 - pl[k], pl[k], 0.0 if nr[k] == 0 else 1.0 - pr[k], pr[k]]
+    )
+
+
+def dynfo_reference(X: np.ndarray, y: np.ndarray, **params: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Plain-NumPy DynFo over a dense stream (NaN: absent; columns in order of first appearance):
+    the labels and scores, with :class:`DynFo`'s parameters.
+
+    >>> X = np.array([[0.0], [1.0], [0.0], [1.0]])
+    >>> dynfo_reference(X, np.array([-1, 1, -1, 1]), M=2)[0].tolist()
+    [-1.0, 1.0, -1.0, 1.0]
+    """
+    p = {**DynFo().get_params(), **params}
+    n, d = X.shape
+    N, M, beta, delta = p["N"], p["M"], p["beta"], p["delta"]
+    L = p["max_learners"] or 10 * M
+    stumps = np.zeros((L, 7))  # threshold, left_neg, left_pos, right_neg, right_pos, gini, weight
+    feature = np.full(L, -1)
+    state, perm, n_seen, count = [int(p["seed"]) & _MASK], np.arange(d), 0, 0
+    win_x, win_y, ok = np.empty((0, d)), np.empty(0), np.empty(0)
+    labels, scores = np.zeros(n), np.zeros(n)
+
+    def below(k: int) -> int:
+        return min(int(_uniform(state) * k), k - 1)
+
+    def fit(j: int) -> None:
+        for i in range(min(max(int(delta * n_seen), 1), n_seen)):
+            r = i + below(n_seen - i)
+            perm[[i, r]] = perm[[r, i]]
+            best = _split(win_x, win_y, int(perm[i]))
+            if best is not None and best[0] < stumps[j, 5]:
+                stumps[j, :6] = best[[1, 2, 3, 4, 5, 0]]
+                feature[j] = perm[i]
+
+    def grow() -> None:
+        nonlocal count
+        if count < L:
+            stumps[count], feature[count] = [0, 0, 0, 0, 0, 2.0, 1.0], -1
+            count += 1
+            fit(count - 1)
+
+    for t in range(n):
+        x, live = X[t], slice(0, count)
+        f = feature[live]
+        on = (f >= 0) & ~np.isnan(x[np.maximum(f, 0)])
+        left = x[np.maximum(f, 0)] <= stumps[live, 0]
+        neg_pos = np.where(left[:, None], stumps[live, 1:3], stumps[live, 3:5])
+        votes = (stumps[live, 6][on, None] * neg_pos[on]).sum(axis=0) if on.any() else [0, 0]
+        scores[t] = np.log(max(votes[1], _NORMAL)) - np.log(max(votes[0], _NORMAL))
+        labels[t] = 1.0 if scores[t] > 0 else -1.0
+        seen = np.flatnonzero(~np.isnan(x))
+        n_seen = max(n_seen, int(seen.max()) + 1) if seen.size else n_seen
+        win_x, win_y = np.vstack([win_x, x])[-N:], np.r_[win_y, y[t]][-N:]
+        if count == 0:
+            for _ in range(M if n_seen else 0):
+                grow()
+            continue
+        ok = np.r_[ok, float(labels[t] == y[t])][-N:]
+        if np.mean(1.0 - ok) > p["gamma"]:
+            grow()
+        live = slice(0, count)
+        f = feature[live]
+        on = (f >= 0) & ~np.isnan(x[np.maximum(f, 0)])
+        left = x[np.maximum(f, 0)] <= stumps[live, 0]
+        said = np.where(left, stumps[live, 2] > stumps[live, 1], stumps[live, 4] > stumps[live, 3])
+        right = (np.where(said, 1.0, -1.0) == y[t]).astype(np.float64)
+        w = stumps[live, 6]
+        w[:] = np.where(on, (right * 2.0 * p["alpha"] + w) / (1.0 + p["alpha"]), w - p["epsilon"])
+        picks = np.flatnonzero((p["theta1"] <= w) & (w < np.quantile(w, p["theta2"])))
+        for i in range(int((1.0 - beta) * picks.size)):
+            r = i + below(picks.size - i)
+            picks[[i, r]] = picks[[r, i]]
+            if p["relearn"] == "refit":
+                stumps[picks[i], 5], feature[picks[i]] = 2.0, -1
+            fit(int(picks[i]))
+            stumps[picks[i], 6] = 1.0
+        keep = np.flatnonzero(stumps[:count, 6] >= p["theta1"])
+        keep = keep if keep.size else np.array([count - 1])
+        stumps[: keep.size], feature[: keep.size] = stumps[keep], feature[keep]
+        count = keep.size
+    return labels, scores
+
+
+LEARNERS = {"dynfo": DynFo}
