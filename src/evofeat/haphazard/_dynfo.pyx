@@ -48,7 +48,8 @@ cdef class DynFoCore(Core):
     when it has none) and ``weight``. ``best_*`` cache each feature's best split on the
     current window (valid when ``best_t[f] == t``). ``perm`` holds the features seen
     (``n_seen``) in the order the last draw of accepted features left them; ``rng`` is the
-    SplitMix64 state.
+    SplitMix64 state; ``corrupt`` is set when a NaN is found in the window (only a broken
+    state holds one: rows are checked), for the divergence check.
     """
 
     cdef public double alpha, beta, delta, epsilon, gamma, theta1, theta2
@@ -57,7 +58,7 @@ cdef class DynFoCore(Core):
     cdef public int64_t[:, ::1] win_t
     cdef public int64_t[::1] slot_t
     cdef public double[::1] win_y, ok
-    cdef public int64_t win_next, win_len, ok_next, ok_len, t, n_seen, n_learners, rng
+    cdef public int64_t win_next, win_len, ok_next, ok_len, t, n_seen, n_learners, rng, corrupt
     cdef public int64_t[::1] feature
     cdef public double[::1] threshold, left_neg, left_pos, right_neg, right_pos, gini, weight
     cdef public int64_t[::1] perm, best_t, best_n, x_t
@@ -72,7 +73,7 @@ cdef class DynFoCore(Core):
         "M", "N", "max_learners", "improve",
         "win_x", "win_t", "slot_t", "win_y", "ok", "win_next", "win_len", "ok_next", "ok_len", "t",
         "n_seen",
-        "n_learners", "rng",
+        "n_learners", "rng", "corrupt",
         "feature", "threshold", "left_neg", "left_pos", "right_neg", "right_pos", "gini",
         "weight",
         "perm", "best_t", "best_n", "x_t",
@@ -181,6 +182,8 @@ cdef class DynFoCore(Core):
         for s in range(self.win_len):
             if self.win_t[f, s] == self.slot_t[s]:
                 self.entries[m].v = self.win_x[f, s]
+                if self.win_x[f, s] != self.win_x[f, s]:
+                    self.corrupt = 1  # NaN never enters from a row: the state was broken
                 self.entries[m].y = self.win_y[s]
                 self.entries[m].age = (s - oldest + self.N) % self.N
                 pos_all += self.win_y[s] > 0
@@ -192,7 +195,8 @@ cdef class DynFoCore(Core):
         i = 0
         while i < m:
             min_age = self.entries[i].age  # the group's oldest (sorted by age within a value)
-            k = i
+            pos_left += self.entries[i].y > 0
+            k = i + 1  # at least one row per group (a NaN, in a corrupted state, is its own)
             while k < m and self.entries[k].v == self.entries[i].v:
                 pos_left += self.entries[k].y > 0
                 k += 1

@@ -112,6 +112,8 @@ class DynFo(OnlineLearner):
     analysis, 2024 (the ``haphazard`` package 1.2.8, ``models/model_zoo/dynfo``).
     """
 
+    #: A zero is a value the stumps split on: a sparse batch reaches the forest densified.
+    _zeros_matter = True
     per_feature = (
         "win_x",
         "win_t",
@@ -144,7 +146,7 @@ class DynFo(OnlineLearner):
         ),
         indices=("feature", "perm"),
         counts=("n_seen",),
-        at_most=(("n_learners", "max_learners"), ("win_len", "N"), ("ok_len", "N")),
+        at_most=(("n_learners", "max_learners"), ("win_len", "N"), ("ok_len", "N"), ("corrupt", 1)),
         nonnegative=("n_learners", "win_len", "ok_len", "win_next", "ok_next", "t"),
     )
 
@@ -277,6 +279,7 @@ class DynFo(OnlineLearner):
             n_seen=0,
             n_learners=0,
             rng=int(np.int64(np.uint64(int(self.seed) % 2**64).view(np.int64))),
+            corrupt=0,
             feature=np.full(L, -1, i64),
             **stumps,
             **per_feature,
@@ -289,6 +292,13 @@ class DynFo(OnlineLearner):
     def n_learners_(self) -> int:
         """The number of stumps."""
         return 0 if self._state is None else int(self._state.n_learners)
+
+    def _divergence_top(self) -> float:
+        """The largest stump weight (NaN once a NaN was found in the window: a broken state)."""
+        if self._state is None or self._state.corrupt:
+            return math.nan if self._state is not None else 0.0
+        m = int(self._state.n_learners)
+        return float(np.abs(np.asarray(self._state.weight)[:m]).max(initial=0.0))
 
     def _effective_weights(self) -> np.ndarray:
         """Per feature, the total weight of the stumps splitting on it."""
@@ -348,7 +358,7 @@ def dynfo_reference(X: np.ndarray, y: np.ndarray, **params: Any) -> tuple[np.nda
 
     >>> X = np.array([[0.0], [1.0], [0.0], [1.0]])
     >>> dynfo_reference(X, np.array([-1, 1, -1, 1]), M=2)[0].tolist()
-    [-1.0, 1.0, -1.0, 1.0]
+    [-1.0, -1.0, -1.0, 1.0]
     """
     p = {**DynFo().get_params(), **params}
     n, d = X.shape
