@@ -310,8 +310,8 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
     ("dynfo", _DYNFO, lambda X, y: odynfo.dynfo(X, y, **_DYNFO)),
     (
         "dynfo",
-        {**_DYNFO, "relearn": "refit"},
-        lambda X, y: odynfo.dynfo(X, y, **_DYNFO, relearn="refit"),
+        {**_DYNFO, "relearn": "improve"},
+        lambda X, y: odynfo.dynfo(X, y, **_DYNFO, relearn="improve"),
     ),
 ]
 

@@ -121,7 +121,7 @@ def ours(args: argparse.Namespace) -> None:
             X, y01 = data["X"], data["y"]
             stream = Stream.from_dense(X, np.where(y01 == 1, 1, -1), task="binary")
             for relearn in args.relearn:
-                side = "evofeat" if relearn == "improve" else f"evofeat-{relearn}"
+                side = f"evofeat relearn={relearn}"
                 for seed in SEEDS:
                     if (side, d, p, seed) in done:
                         continue
@@ -202,10 +202,11 @@ def render(args: argparse.Namespace) -> None:
         lines += ["", f"Within the spread: {n_in} of {n_all} cells.", ""]
     lines += [
         "Cells appear as both sides finish them (the package runs at about 150 rows/s here, so",
-        "a run covers the smaller data sets first). `evofeat` is the default `relearn='improve'`",
-        "(the package's rule); `evofeat-refit` the named option. Both sides predict the majority",
-        "class on most rows of most of these data sets with the review's hyperparameters (balanced",
-        "accuracy near 50): the stumps' class shares on a 20-row window favour the larger class.",
+        "a run covers the smaller data sets first). `relearn=improve` is the package's rule (a",
+        "relearned stump keeps its split unless a new one has lower impurity): the first M stumps,",
+        "fitted on one row, have impurity 0 and never change, so both sides sit near 50. The",
+        "default `relearn=refit` (the stump takes its new draw's best split) reaches the review's",
+        "published DynFo numbers where the table has them (wdbc: 83.0 / 90.5 / 90.6 published).",
         "",
     ]
     (RESULTS / "dynfo_parity.md").write_text("\n".join(lines))

@@ -67,7 +67,7 @@ def dynfo(
     theta1: float = 0.05,
     theta2: float = 0.75,
     max_learners: int | None = None,
-    relearn: str = "improve",
+    relearn: str = "refit",
     seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Labels and scores of DynFo, predict-then-learn over the rows of ``X`` (NaN: absent)."""
