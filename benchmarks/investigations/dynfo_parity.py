@@ -207,6 +207,9 @@ def render(args: argparse.Namespace) -> None:
         "fitted on one row, have impurity 0 and never change, so both sides sit near 50. The",
         "default `relearn=refit` (the stump takes its new draw's best split) reaches the review's",
         "published DynFo numbers where the table has them (wdbc: 83.0 / 90.5 / 90.6 published).",
+        "Not verified: whether the review's own runs refitted, or started from a larger initial",
+        "buffer (the package's `initial_buffer`), which would also give the first stumps a split",
+        "that a new one can beat; the paper's text was not available here.",
         "",
     ]
     (RESULTS / "dynfo_parity.md").write_text("\n".join(lines))
