@@ -128,7 +128,7 @@ def test_experiments_and_reports_reach_learners_only_through_the_registry() -> N
 
 
 def test_learner_families_import_no_other_family() -> None:
-    for family in ("linear", "onepass", "selection"):
+    for family in ("linear", "onepass", "selection", "haphazard"):
         assert _forbidden({family}, set(LEARNERS) - {family}) == [], family
 
 

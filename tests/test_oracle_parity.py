@@ -28,6 +28,7 @@ from evofeat.streams import Stream, evolvable, haphazard, trapezoidal
 from evofeat.testing import synthetic_stream_data
 from oracle import adaptive as oada
 from oracle import auto as oauto
+from oracle import dynfo as odynfo
 from oracle import fesl as ofesl
 from oracle import nag as onag
 from oracle import ocds as oocds
@@ -83,6 +84,7 @@ _B: dict[str, Any] = {"fit_intercept": True}  # the linear learners' bias
 _ADAGRAD: dict[str, Any] = {"step": "adagrad", "lr": 0.3, "eps": 1e-6}  # not the papers' step
 _TAU: dict[str, Any] = {"step": "adagrad-tau", "eps": 1e-6}  # the paper's tau in AdaGrad's metric
 #: (registered name, learner parameters, oracle); the oracle returns (labels, scores, ...).
+_DYNFO = {"M": 30, "N": 15, "delta": 0.3, "beta": 0.5, "alpha": 0.5, "gamma": 0.4, "seed": 1}
 CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
     ("perceptron", {}, opa.perceptron),
     ("perceptron", {"lr": 0.3}, lambda X, y: opa.perceptron(X, y, 0.3)),
@@ -317,6 +319,12 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
         "ovfm",
         {"copula": "identity", "decay_choice": 2, "window": 7},
         lambda X, y: oovfm.ovfm(X, y, 2, window=7, learn=False),
+    ),
+    ("dynfo", _DYNFO, lambda X, y: odynfo.dynfo(X, y, **_DYNFO)),
+    (
+        "dynfo",
+        {**_DYNFO, "relearn": "improve"},
+        lambda X, y: odynfo.dynfo(X, y, **_DYNFO, relearn="improve"),
     ),
 ]
 

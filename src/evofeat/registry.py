@@ -34,6 +34,7 @@ __all__ = [
 #: online learners (the prequential loop): name -> module with ``LEARNERS``.
 ONLINE: dict[str, str] = {
     "auto": "evofeat.ensemble.auto",
+    "dynfo": "evofeat.haphazard.dynfo",
     "perceptron": "evofeat.linear.perceptron",
     "pa": "evofeat.linear.pa",
     "pa-i": "evofeat.linear.pa",

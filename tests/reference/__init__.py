@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from evofeat.ensemble import FESL
-from evofeat.haphazard import OCDS, OLVF, OVFM
+from evofeat.haphazard import OCDS, OLVF, OVFM, DynFo
 from evofeat.linear import (
     FTRL,
     NAG,
@@ -72,6 +72,7 @@ def predictions(model: Any, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     from reference import (
         adagrad,
         copula,
+        dynfo,
         fesl,
         ftrl,
         nag,
@@ -115,6 +116,8 @@ def predictions(model: Any, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     if isinstance(model, FESL):
         out: np.ndarray = fesl.fesl_reference(X, y, **model.get_params())
         return out
+    if isinstance(model, DynFo):
+        return dynfo.dynfo_reference(X, y, **model.get_params())[0]
     if isinstance(model, OLVF):
         return olvf.olvf_reference(X, y, **model.get_params())
     if isinstance(model, OCDS):

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from evofeat.base import OnlineLearner
+from evofeat.base.errors import check_choice, check_number
 from evofeat.base.state import StateSpec
 from evofeat.haphazard._olvf import OLVFCore
-from evofeat.linear.ftrl import check_number
-from evofeat.linear.ogd import check_choice
 
 __all__ = ["OLVF"]
 

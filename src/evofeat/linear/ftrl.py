@@ -2,38 +2,16 @@
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 import numpy as np
 
-from evofeat.base import InputError, OnlineLearner
+from evofeat.base import OnlineLearner
+from evofeat.base.errors import check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._adaptive import FTRLCore
 from evofeat.linear.ogd import LOSSES, LossTask, check_choice
 
 __all__ = ["FTRL", "check_number"]
-
-
-def check_number(value: Any, name: str, *, positive: bool, fix: str) -> None:
-    """Raise :class:`InputError` unless ``value`` is a finite number ``> 0`` (``positive``) or ``>= 0``.
-
-    >>> check_number(0.0, "l1", positive=False, fix="pass l1=1.0")
-    >>> check_number(-1, "l1", positive=False, fix="pass l1=1.0")
-    Traceback (most recent call last):
-    ...
-    evofeat.base.errors.InputError: l1 must be non-negative: expected a finite number >= 0, received -1; fix: pass l1=1.0
-    """
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    ok = ok and (value > 0 if positive else value >= 0)
-    if not ok:
-        raise InputError(
-            f"{name} must be {'positive' if positive else 'non-negative'}",
-            expected=f"a finite number {'>' if positive else '>='} 0",
-            received=repr(value),
-            fix=fix,
-        )
 
 
 class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.errors import check_choice
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._ogd import OGDCore, loss_slope, loss_value
@@ -23,17 +24,6 @@ __all__ = [
 
 #: loss name -> code used inside the compiled core.
 LOSSES = {"logistic": 0, "square": 1}
-
-
-def check_choice(value: Any, options: Any, what: str, fix: str) -> None:
-    """Raise :class:`InputError` unless ``value`` is one of ``options``."""
-    if value not in options:
-        raise InputError(
-            f"unknown {what}",
-            expected=" or ".join(repr(k) for k in options),
-            received=repr(value),
-            fix=fix,
-        )
 
 
 def check_common(learner: Any) -> None:
