@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -78,3 +80,22 @@ def served(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
     monkeypatch.setattr(fetch, "RETRIES", 0)
     files["hits"] = hits  # type: ignore[assignment]
     return files
+
+
+@pytest.fixture
+def divergence_expected() -> Iterator[list[warnings.WarningMessage]]:
+    """For tests that feed rows built to be extreme: a learner may diverge on them.
+
+    Its divergence warning (a RuntimeWarning saying "diverged", which
+    ``tests/test_divergence.py`` asserts where it must appear) is expected and
+    kept out of the test output; any other warning fails the test.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield caught
+    other = [
+        f"{w.category.__name__}: {w.message}"
+        for w in caught
+        if not (issubclass(w.category, RuntimeWarning) and "diverged" in str(w.message))
+    ]
+    assert other == [], "unexpected warnings"

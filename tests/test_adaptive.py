@@ -105,6 +105,7 @@ def test_dict_array_reference_agree(name: str, params: dict, scenario: str) -> N
     _check_paths(name, params, _streams(*_data(task), task)[scenario])
 
 
+@pytest.mark.usefixtures("divergence_expected")
 @pytest.mark.parametrize("kind", ["huge", "tiny", "mixed", "zero-rows"])
 @pytest.mark.parametrize(("name", "params"), [c for c in CONFIGS if "loss" not in c[1]])
 def test_extreme_rows_stay_finite_and_agree(name: str, params: dict, kind: str) -> None:

@@ -165,6 +165,7 @@ def test_the_numpy_reference_says_it_has_no_bias(name: str) -> None:
         reference.predictions(model, np.ones((2, 2)), np.array([1.0, -1.0]))
 
 
+@pytest.mark.usefixtures("divergence_expected")
 @pytest.mark.parametrize("name", ["stsd-i", "ofs", "pe-trun"])
 def test_huge_and_tiny_rows_keep_the_bias_finite(name: str) -> None:
     rng = np.random.default_rng(5)

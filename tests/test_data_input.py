@@ -353,7 +353,7 @@ def test_cli_datasets_download(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
     from evofeat.cli import main
     from evofeat.datasets import fetch
-    from evofeat.datasets.registry import DATA_DIR
+    from evofeat.datasets.catalogue import DATA_DIR
 
     body = gzip.decompress((DATA_DIR / "german.numer.gz").read_bytes())
     monkeypatch.setattr(

@@ -32,7 +32,8 @@ from evofeat.datasets import (
     registry,
     stsd_german_permutations,
 )
-from evofeat.datasets.registry import DATA_DIR, get_entry, names
+from evofeat.datasets.catalogue import DATA_DIR, get_entry, names
+from evofeat.datasets.readers import ZeroBasedWarning
 
 REQUIRED_NAMES = {
     "magic04", "german", "svmguide3", "splice", "spambase", "a8a", "australian", "credit-a",
@@ -340,7 +341,8 @@ def test_user_libsvm(tmp_path: Path, suffix: str) -> None:
     assert ds.X.toarray().tolist() == [[0.5, 0, 2], [0, 1, 0], [0, 0, -1]]
     assert ds.y.tolist() == [1, -1, 1]
     zero_based = _write(tmp_path / f"z{suffix}", "1 0:1 2:3\n2 1:1\n3 0:2\n")
-    z = load(zero_based)
+    with pytest.warns(ZeroBasedWarning, match="read as 0-based"):  # said, not silent
+        z = load(zero_based)
     assert z.feature_names == ["f0", "f1", "f2"] and z.task == "multiclass"
 
 

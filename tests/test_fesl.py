@@ -378,6 +378,7 @@ def test_logistic_loss_and_slope_never_overflow() -> None:
     assert loss_value(0, 1e300, -1.0) == 1e300 and loss_value(0, 1e300, 1.0) == 0.0
 
 
+@pytest.mark.usefixtures("divergence_expected")
 @pytest.mark.parametrize("kind", ["huge", "tiny", "mixed", "zero-rows"])
 @pytest.mark.parametrize("loss", ["logistic", "square"])
 @pytest.mark.parametrize("method", [*METHODS, "ogd"])

@@ -172,6 +172,7 @@ def test_ftrl_bias_has_no_l1_or_l2() -> None:
     assert res.accuracy >= 0.75  # the majority class (80 %), learned from the bias alone
 
 
+@pytest.mark.usefixtures("divergence_expected")
 @pytest.mark.parametrize("kind", ["huge", "tiny", "zero-rows"])
 @pytest.mark.parametrize("name", NAMES)
 def test_extreme_rows_with_a_bias(name: str, kind: str) -> None:

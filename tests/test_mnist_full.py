@@ -19,7 +19,7 @@ import pytest
 
 from conftest import requires_data
 from evofeat.datasets import ChecksumError, fetch, load, registry
-from evofeat.datasets.registry import fullest, get_entry, needs_data, status
+from evofeat.datasets.catalogue import fullest, get_entry, needs_data, status
 
 TRAIN = ("mnist/train-images-idx3-ubyte.gz", "mnist/train-labels-idx1-ubyte.gz")
 TEST = ("mnist/t10k-images-idx3-ubyte.gz", "mnist/t10k-labels-idx1-ubyte.gz")

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from evofeat.datasets.registry import get_entry, how_to_get, status
 
 from evofeat.cli import main
 from evofeat.datasets import (
@@ -30,6 +29,7 @@ from evofeat.datasets import (
     load,
     registry,
 )
+from evofeat.datasets.catalogue import get_entry, how_to_get, status
 from evofeat.datasets.errors import UnverifiedDownloadWarning
 from evofeat.papers import NAMES
 from evofeat.report.published import published as published_cells

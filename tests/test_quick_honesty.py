@@ -32,8 +32,8 @@ from pathlib import Path
 
 import pytest
 
+from evofeat.datasets.catalogue import get_entry, names, needs_data, status
 from evofeat.datasets.errors import UnknownDatasetError
-from evofeat.datasets.registry import get_entry, names, needs_data, status
 
 PAPERS = ["stsd", "ofs", "fesl", "opid", "ceofs"]
 WITH_PUBLISHED = ["stsd", "ofs", "fesl", "opid"]  # CEOFS's tables are lost from its text

@@ -45,12 +45,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+from evofeat.experiments.ceofs import FIGURE4_THETA2, HISTORICAL_FRACTION, N_FOLDS
 from scipy.stats import friedmanchisquare
 from threadpoolctl import threadpool_limits
 
 from evofeat.evaluate.stats import paired_tests
 from evofeat.experiments import Cell, get_paper, protocols
-from evofeat.experiments.ceofs import FIGURE4_THETA2, HISTORICAL_FRACTION, N_FOLDS
 
 OUT = Path(__file__).resolve().parent / "results"
 THETA2_DEFAULT = 0.5

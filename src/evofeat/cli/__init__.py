@@ -644,7 +644,7 @@ def reproduce(
 
 def _check_data_folder() -> None:
     """``$EVOFEAT_DATA``, when set, must be a folder (a typo would skip every large data set)."""
-    from evofeat.datasets.registry import ENV_VAR
+    from evofeat.datasets.catalogue import ENV_VAR
 
     where = os.environ.get(ENV_VAR)
     if where and not Path(where).expanduser().is_dir():

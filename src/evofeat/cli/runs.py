@@ -301,7 +301,7 @@ def _check_run_args(
             "evolvable, haphazard)",
         )
     if label_column is not None and dataset != "-" and not Path(dataset).exists():
-        from evofeat.datasets.registry import get_entry
+        from evofeat.datasets.catalogue import get_entry
 
         try:
             name = get_entry(dataset).name

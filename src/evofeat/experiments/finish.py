@@ -29,8 +29,8 @@ def missing_data(names: Iterable[str]) -> str | None:
     >>> missing_data(["german", "no-such-set"]) is None
     True
     """
-    from evofeat.datasets.registry import names as registered
-    from evofeat.datasets.registry import needs_data, status
+    from evofeat.datasets.catalogue import names as registered
+    from evofeat.datasets.catalogue import needs_data, status
 
     known = set(registered())
     absent = [n for n in dict.fromkeys(names) if n in known and status(n) != "here"]
@@ -44,7 +44,7 @@ def missing_data(names: Iterable[str]) -> str | None:
 
 def _registered(dataset: str) -> str | None:
     """The registry name of a data set as a paper prints it, or None."""
-    from evofeat.datasets.registry import get_entry
+    from evofeat.datasets.catalogue import get_entry
 
     try:
         return get_entry(dataset).name
@@ -58,7 +58,7 @@ def absent_paper_data(paper: str) -> list[str]:
     >>> absent_paper_data("no-such-paper")
     []
     """
-    from evofeat.datasets.registry import get_entry, names, needs_data, status
+    from evofeat.datasets.catalogue import get_entry, names, needs_data, status
 
     lines: dict[tuple[str, ...], str] = {}
     for name in names():
@@ -70,7 +70,7 @@ def absent_paper_data(paper: str) -> list[str]:
 
 def _explain_not_run(rows: list[Any], quick: bool, explanations: dict[str, Any]) -> None:
     """Give every published cell that did not run its reason (absent data, or not in this run)."""
-    from evofeat.datasets.registry import needs_data, status
+    from evofeat.datasets.catalogue import needs_data, status
     from evofeat.report.compare import Explanation
 
     for r in rows:

@@ -62,7 +62,7 @@ NEEDS_DATA: dict[str, str] = {
 
 def _needs_text(name: str, what: str) -> str:
     """The registry's line for ``name`` (where it is and how to get it), else ``what``."""
-    from evofeat.datasets.registry import needs_data as registry_needs_data
+    from evofeat.datasets.catalogue import needs_data as registry_needs_data
 
     try:
         return f"Not run: {registry_needs_data(name)}"

@@ -213,7 +213,7 @@ def _rand_code(pub: Published) -> tuple[Any, ...] | None:
 
 def _command(pub: Published, v: Variant, repeats: int, **draw: str) -> str:
     """The ``evofeat run`` line of a prequential cell on a registered data set ("" otherwise)."""
-    from evofeat.datasets.registry import names
+    from evofeat.datasets.catalogue import names
 
     ds = OURS.get(pub.dataset, pub.dataset)
     if "fraction" in pub.setting:  # Table 5 / 6: select, then classify; the one-cell command

@@ -86,7 +86,7 @@ def _fuller(key: str) -> str | None:
     >>> _fuller("dna") is None
     True
     """
-    from evofeat.datasets.registry import fullest
+    from evofeat.datasets.catalogue import fullest
 
     source = SETTINGS[key].source
     name = fullest(source).name
@@ -120,7 +120,7 @@ def _setting(key: str, data: str | None = None) -> Setting:
 
 def _rows_from(key: str) -> str:
     """The data table's words for where a setting's rows come from: registry set, split, rows."""
-    from evofeat.datasets.registry import get_entry
+    from evofeat.datasets.catalogue import get_entry
 
     name = _fuller(key) or SETTINGS[key].source
     n = sum(r.n_rows or 0 for r in get_entry(name).records if r.n_features)
