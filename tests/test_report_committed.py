@@ -81,3 +81,24 @@ def test_a_refresh_that_fails_midway_leaves_both_files_as_they_were(
     assert (tmp_path / "comparison.csv").read_text(encoding="utf-8") == csv_text
     assert (tmp_path / "report.md").read_text(encoding="utf-8") == REPORT
     assert sorted(p.name for p in tmp_path.iterdir()) == ["comparison.csv", "report.md"]
+
+
+REPORTS = Path(__file__).resolve().parents[1] / "docs" / "reports"
+
+
+@pytest.mark.parametrize("paper", ["stsd", "ofs", "fesl", "opid"])
+def test_refreshing_a_committed_report_changes_none_of_its_cells(
+    paper: str, tmp_path: Path
+) -> None:
+    """The CSV's 6 significant digits must not move z (STSD's 19 rows once did) or drop a count."""
+    if not (REPORTS / paper / "comparison.csv").is_file():
+        pytest.skip(f"docs/reports/{paper} is not in this checkout")
+    for name in ("comparison.csv", "report.md"):
+        (tmp_path / name).write_bytes((REPORTS / paper / name).read_bytes())
+    refresh(paper, tmp_path)
+    assert (tmp_path / "comparison.csv").read_bytes() == (
+        REPORTS / paper / "comparison.csv"
+    ).read_bytes()
+    before = (REPORTS / paper / "report.md").read_text(encoding="utf-8")
+    after = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert after.count("By status, the ") == before.count("By status, the ")

@@ -30,6 +30,7 @@ import math
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from evofeat._scratch import write_atomically
@@ -43,7 +44,7 @@ from evofeat.report.compare import (
 from evofeat.report.explanations import EXPLANATIONS, explain
 from evofeat.report.paper import verdict
 
-__all__ = ["NOTE", "read_rows", "refresh"]
+__all__ = ["NOTE", "CommittedRow", "read_rows", "refresh"]
 
 #: The line a refreshed report carries under its title.
 NOTE = (
@@ -57,19 +58,52 @@ def _float(text: str) -> float:
     return float(text) if text not in ("", None) else math.nan
 
 
+@dataclass
+class CommittedRow(Row):
+    """A row of a committed ``comparison.csv``, its z as the full run computed it.
+
+    The CSV keeps 6 significant digits, so a z recomputed from them drifts in
+    its last digits (a mean of 280,652.6 is stored as 280653, the paper's
+    277,394.5 as 277394): the committed z, computed from the exact numbers,
+    is kept whenever it is the recomputed one up to that rounding; any other
+    z (another yardstick, or numbers changed since) is recomputed.
+
+    >>> r = CommittedRow("ofs", "table8", "covtype", "RAND", "", 277394.0, 127.0, 280653.0, 5064.73)
+    >>> round(r.z, 4)
+    25.6614
+    >>> r.committed_z = 25.6543  # the full run's z, from 280,652.6 and 277,394.5
+    >>> r.z
+    25.6543
+    >>> r.committed_z = 31.0  # not a rounding (another yardstick): recomputed
+    >>> round(r.z, 4)
+    25.6614
+    """
+
+    committed_z: float = math.nan
+
+    @property
+    def z(self) -> float:
+        z = super().z
+        c, s = self.committed_z, self.paper_std
+        if not (math.isfinite(c) and math.isfinite(z) and s > 0):
+            return z
+        tol = 1e-5 * ((abs(self.ours_mean) + abs(self.paper_mean)) / s + abs(z) + 1)
+        return c if abs(c - z) <= tol else z
+
+
 def read_rows(path: Path) -> list[Row]:
     """The rows of a committed ``comparison.csv``, explanations assigned again by the current rules.
 
     A not-run row keeps its committed reason (missing data, or not in the run).
     """
-    rows = []
+    rows: list[Row] = []
     with Path(path).open(newline="", encoding="utf-8") as fh:
         for r in csv.DictReader(fh):
-            row = Row(
+            row = CommittedRow(
                 r["paper"], r["table"], r["dataset"], r["method"], r["setting"],
                 _float(r["paper_mean"]), _float(r["paper_std"]), _float(r["ours_mean"]),
                 _float(r["ours_std"]), command=r["command"], variant=r["variant"],
-                within=r.get("within") or _within(r),
+                within=r.get("within") or _within(r), committed_z=_float(r.get("z", "")),
             )  # fmt: skip
             if row.verdict == "not run":
                 row.explanation_id = r["explanation_id"]
@@ -142,16 +176,22 @@ def refresh(paper: str, folder: Path, signed: bool = False) -> Path:
         count=1,
     )
     n = status_counts(rows, explanations)
+    counts = "; ".join(f"{s}: {k}" for s, k in n.items())
     by_status = (
         f"\nBy status, the {sum(n.values())} published cells (see *Every published cell* for "
-        "each cell's reason): " + "; ".join(f"{s}: {k}" for s, k in n.items()) + ".\n"
+        f"each cell's reason): {counts}.\n"
     )
-    head = re.sub(r"\nBy status, the \d+ published cells[^\n]*\n", "", head)  # refreshed before
+    head, kept = re.subn(  # a count line already there keeps its wording, its numbers renewed
+        r"(\nBy status, the )\d+( published cells[^\n]*?\(see [^\n]*?\)): [^\n]*\n",
+        lambda m: f"{m[1]}{sum(n.values())}{m[2]}: {counts}.\n",
+        head,
+        count=1,
+    )
     head = re.sub(
         r"(- \*\*Table 2\*\*, ours: )\d+ of (\d+) within 1σ, \d+ within 2σ, \d+ further\.\n",
         lambda m: (
             f"{m[1]}{n1} of {m[2]} within 1σ, {n2} within 2σ, {int(m[2]) - n2} further.\n"
-            + by_status
+            + ("" if kept else by_status)
         ),
         head,
     )
