@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from evofeat.selection.citests import (
+    ConditionalTester,
     FisherZTester,
-    _ConditionalTester,
     fisher_z_independent,
     partial_corr_batch,
 )
@@ -26,7 +26,7 @@ class NumpyFisherZTester(FisherZTester):
     (0,)
     """
 
-    separating_set = _ConditionalTester.separating_set
+    separating_set = ConditionalTester.separating_set
 
     def _first_independent(self, ctx: object, sets: np.ndarray) -> int | None:
         C = np.asarray(ctx)

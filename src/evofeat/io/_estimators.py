@@ -65,15 +65,15 @@ class _Parts:
         from sklearn.linear_model import LogisticRegression
         from sklearn.multiclass import OneVsRestClassifier
 
-        from evofeat.onepass.opid import _Joint
-        from evofeat.selection._base import ColumnBuffer
-        from evofeat.selection.citests import _ConditionalTester
+        from evofeat.onepass.opid import JointSolution
+        from evofeat.selection import ColumnBuffer
+        from evofeat.selection.citests import ConditionalTester
 
         if isinstance(value, np.ndarray):
             return self.array(value)
         if isinstance(value, ColumnBuffer):  # one row per column, as it holds them
             return {"__columns__": self.array(value.view.T)}
-        if isinstance(value, _ConditionalTester):  # the columns it tests, by feature
+        if isinstance(value, ConditionalTester):  # the columns it tests, by feature
             keys = list(value.columns)
             cols = [value.columns[k] for k in keys]
             data = np.array(cols) if cols else np.zeros((0, value.n), dtype=np.float64)
@@ -97,7 +97,7 @@ class _Parts:
                     "classes": self.array(value.classes_),
                 }
             }
-        if isinstance(value, _Joint):
+        if isinstance(value, JointSolution):
             fit = value.fit
             return {
                 "__joint__": {
@@ -255,7 +255,7 @@ class _Reader:
         return ovr
 
     def read_columns(self, value: Any) -> Any:
-        from evofeat.selection._base import ColumnBuffer
+        from evofeat.selection import ColumnBuffer
 
         data = self.arr(self.tagged(value, "__columns__", "the columns of a buffer"), "if", 2)
         buf = ColumnBuffer(data.shape[1], data.dtype)
@@ -273,7 +273,7 @@ class _Reader:
 
     def read_joint(self, value: Any) -> Any:
         from evofeat.onepass.estage import JointFit
-        from evofeat.onepass.opid import _Joint
+        from evofeat.onepass.opid import JointSolution
 
         body = self.tagged(value, "__joint__", "the E-stage solution")
         fit = JointFit(
@@ -286,7 +286,7 @@ class _Reader:
         Zbar = None if body["Zbar"] is None else self.arr(body["Zbar"], "f", 2)
         if (Z is None) != (Zbar is None):
             raise ValueError("the kernel solution needs both Z and Zbar")
-        return _Joint(fit, Z, Zbar, self.floats(body["widths"]))
+        return JointSolution(fit, Z, Zbar, self.floats(body["widths"]))
 
 
 # ---------------------------------------------------------------------------- restoring
@@ -384,8 +384,8 @@ def restore(
 
 def _check_sizes(path: Path, selector: Any) -> None:
     """A selector's selection and column buffers fit its features and rows."""
-    from evofeat.selection._base import ColumnBuffer
-    from evofeat.selection.citests import _ConditionalTester
+    from evofeat.selection import ColumnBuffer
+    from evofeat.selection.citests import ConditionalTester
 
     if not is_selector(type(selector)):
         return
@@ -401,7 +401,7 @@ def _check_sizes(path: Path, selector: Any) -> None:
     for name, value in vars(selector).items():
         if isinstance(value, ColumnBuffer):
             sizes = {value.view.shape[0]}
-        elif isinstance(value, _ConditionalTester):
+        elif isinstance(value, ConditionalTester):
             sizes = {np.shape(c)[0] for c in value.columns.values()} | {rows}
             sizes |= {rows + 1 for k in value.columns if not 0 <= k < n}  # a feature never seen
         else:

@@ -423,15 +423,19 @@ class OPID(_OnePass):
         self.coef_, self.weights_, self.objective_ = fit.coef, fit.w, fit.objective
         self.n_iter_ = len(fit.objective)
 
-    def _joint(self, Z: np.ndarray, Xa: np.ndarray, codes: np.ndarray, gamma: float) -> _Joint:
+    def _joint(
+        self, Z: np.ndarray, Xa: np.ndarray, codes: np.ndarray, gamma: float
+    ) -> JointSolution:
         Y = np.eye(self.classes_.size)[codes]
         if self.kernel == "linear":
-            return _Joint(joint_primal(Z, Xa, Y, gamma, self.max_iter, self.tol), None, None, ())
+            return JointSolution(
+                joint_primal(Z, Xa, Y, gamma, self.max_iter, self.tol), None, None, ()
+            )
         Zbar = np.hstack([Z, Xa])
         widths = self._widths(Z, Zbar)
         Ks, Kbar = rbf_kernel(Z, gamma=widths[0]), rbf_kernel(Zbar, gamma=widths[1])
         fit = joint_dual(Ks, Kbar, Y, Z.shape[1], Xa.shape[1], gamma, self.max_iter, self.tol)
-        return _Joint(fit, Z, Zbar, widths)
+        return JointSolution(fit, Z, Zbar, widths)
 
     def _widths(self, Z: np.ndarray, Zbar: np.ndarray) -> tuple[float, float]:
         if self.kernel_gamma is not None:
@@ -456,8 +460,17 @@ class OPID(_OnePass):
 
 
 @dataclass
-class _Joint:
-    """A solved Eq. 17 and what predicting with it needs (the E-stage rows for a kernel)."""
+class JointSolution:
+    """A solved Eq. 17 and what predicting with it needs (the E-stage rows for a kernel).
+
+    What a fitted :class:`OPID` keeps of its E-stage (and a model file saves):
+    the linear form scores ``[Z, Z, Xa] @ coef``.
+
+    >>> from evofeat.onepass.estage import JointFit
+    >>> fit = JointFit(np.ones(3), (0.5, 0.5), (1.0, 1.0), [])
+    >>> JointSolution(fit, None, None, ()).scores(np.array([[1.0]]), np.array([[2.0]]))
+    array([4.])
+    """
 
     fit: JointFit
     Z: np.ndarray | None

@@ -1,6 +1,6 @@
 """Streaming-feature selection: CEOFS, COFS and the baselines Alpha-investing, OSFS, Fast-OSFS, SAOLA."""
 
-from evofeat.selection._base import StreamingSelector
+from evofeat.selection._base import ColumnBuffer, StreamingSelector
 from evofeat.selection.alpha_investing import AlphaInvesting
 from evofeat.selection.ceofs import CEOFS, COFS
 from evofeat.selection.osfs import OSFS, FastOSFS
@@ -13,6 +13,7 @@ __all__ = [
     "SAOLA",
     "SELECTORS",
     "AlphaInvesting",
+    "ColumnBuffer",
     "FastOSFS",
     "StreamingSelector",
 ]

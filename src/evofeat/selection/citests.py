@@ -28,6 +28,7 @@ from evofeat.base.errors import InputError
 from evofeat.selection._fisher import fisher_search
 
 __all__ = [
+    "ConditionalTester",
     "FisherZTester",
     "G2Tester",
     "chi2_test",
@@ -189,14 +190,22 @@ def _condition_sets(n_pool: int, size: int, require: int | None) -> np.ndarray:
     return np.asarray(combos, dtype=np.int64).reshape(len(combos), size)
 
 
-class _ConditionalTester:
+class ConditionalTester:
     """Search of a conditioning set that makes a feature independent of the label.
 
     Sets are subsets of a *pool* (a list of feature keys, in the order of the
     current selection), tried by size 1, 2, ..., ``max_size``, and in
     lexicographic order of their positions in the pool within a size; the
     search stops at the first set that gives independence (LOFS's
-    ``compter_dep_2``).
+    ``compter_dep_2``). A base class: :class:`FisherZTester` and
+    :class:`G2Tester` give the test; its ``columns`` (feature key -> column)
+    are what a model file keeps.
+
+    >>> t = FisherZTester(np.array([1.0, -1.0, 1.0, -1.0]), alpha=0.05)
+    >>> isinstance(t, ConditionalTester)
+    True
+    >>> t.add(3, np.ones(4)); sorted(t.columns)
+    [3]
     """
 
     def __init__(self, y: np.ndarray, alpha: float) -> None:
@@ -238,7 +247,7 @@ class _ConditionalTester:
         raise NotImplementedError
 
 
-class FisherZTester(_ConditionalTester):
+class FisherZTester(ConditionalTester):
     """Fisher's z-test of partial correlations given subsets of a pool.
 
     The search runs in compiled code (``evofeat.selection._fisher.fisher_search``) that
@@ -274,7 +283,7 @@ class FisherZTester(_ConditionalTester):
         return np.cov(cols, rowvar=False)
 
 
-class G2Tester(_ConditionalTester):
+class G2Tester(ConditionalTester):
     """The G^2 (or chi^2) test of conditional independence on discrete codes, set by set.
 
     ``rule="textbook"`` (default): levels as observed, no minimum sample,
