@@ -87,6 +87,8 @@ class DynFo(OnlineLearner):
     seed
         Seed of the draws (accepted features, relearning).
 
+    Notes
+    -----
     The defaults are the review's most common setting over its 13 data sets (Agarwal et al.
     2024, ``benchmarks/haphazard_review_params.json``; ``N`` its cap of 20 rows).
 

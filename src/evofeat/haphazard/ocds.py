@@ -72,6 +72,8 @@ class OCDS(OnlineLearner):
     rule
         ``"paper"`` (default) or ``"package"`` (above).
 
+    Notes
+    -----
     The defaults of ``alpha``, ``beta1`` and ``beta2`` are the values the
     review (Agarwal et al., 2024) tuned most often over its 13 data sets
     (``benchmarks/haphazard_review_params.json``); ``gamma = 1`` is what its

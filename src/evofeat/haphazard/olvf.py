@@ -69,6 +69,8 @@ class OLVF(OnlineLearner):
     rule
         ``"paper"`` (default) or ``"package"`` (above).
 
+    Notes
+    -----
     The defaults are, for each parameter, the value the review (Agarwal et
     al., 2024) tuned most often over its 13 data sets
     (``benchmarks/haphazard_review_params.json``).

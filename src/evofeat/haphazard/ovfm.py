@@ -72,6 +72,8 @@ class OVFM(Imputed):
     forget, ridge
         The copula's EM step floor and ridge (:class:`~evofeat.preprocessing.Imputed`).
 
+    Notes
+    -----
     The defaults are the review's most common setting (``decay_choice=4``,
     ``contribute_error_rate=0.001``: ipd, spambase, a8a);
     ``benchmarks/haphazard_review_params.json`` holds them per data set.
