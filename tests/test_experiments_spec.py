@@ -188,17 +188,20 @@ def test_a_cell_runs_through_the_protocol_layer() -> None:
 def test_ofs_declaration_keeps_the_stored_cell_keys() -> None:
     p = get_paper("ofs")
     full, quick = p.cells(), p.cells(quick=True)
-    assert (len(full), len(quick)) == (2445, 65)
+    # covtype at the paper's 20 row orders and Table 8's held-out budget rows (issue 23)
+    assert (len(full), len(quick)) == (2670, 65)
     keys = {c.key for c in full}
-    # RAND with the authors' per-mistake draw: a variant row of Tables 2, 4 and 8 (20 / 5 repeats)
+    # RAND with the authors' per-mistake draw: a variant row of Tables 2, 4 and 8 (20 repeats)
     draw = '"draw":"per-mistake","preprocess":"zscore+unit-norm"}'
     assert f'table2|a8a|rand|{{"budget":0.1,{draw}|19' in keys
-    assert f'table8|covtype-binary|rand|{{"budget":0.1,{draw}|4' in keys
-    assert f'table8|covtype-binary|rand|{{"budget":0.1,{draw}|5' not in keys
+    assert f'table8|covtype-binary|rand|{{"budget":0.1,{draw}|19' in keys
+    assert f'table8|covtype-binary|rand|{{"budget":0.1,{draw}|20' not in keys
     assert f'table4|colon|rand|{{"budget":0.64,{draw}|19' in keys
     assert 'table5|colon|mrmr|{"preprocess":"zscore+unit-norm"}|19' in keys
-    assert 'table8|covtype-binary|ofs|{"budget":0.1,"preprocess":"unit-norm"}|4' in keys
-    assert 'table8|covtype-binary|ofs|{"budget":0.1,"preprocess":"unit-norm"}|5' not in keys
+    assert 'table8|covtype-binary|ofs|{"budget":0.1,"preprocess":"unit-norm"}|19' in keys
+    assert 'table8|covtype-binary|ofs|{"budget":0.1,"preprocess":"unit-norm"}|20' not in keys
+    held_out = '{"budget_count":16,"l2":0.0001,"preprocess":"zscore+unit-norm"}'
+    assert f"table8|ijcnn1|ofs|{held_out}|19" in keys  # the budget chosen on held-out orders
     assert 'figure2|german|rand|{"budget":0.05,"preprocess":"zscore+unit-norm"}|4' in keys
     assert {c.table for c in quick if c.dataset == "ijcnn1"} == {"table8"}
     assert {c.repeat for c in quick if c.dataset == "ijcnn1"} == {0}
