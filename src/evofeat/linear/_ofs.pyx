@@ -1,26 +1,26 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The OFS family's math (see :mod:`evofeat.linear.ofs` and :mod:`evofeat.linear.ofs_partial`).
 
-:class:`OFSCore` is OFS (Hoi et al. 2012, Algorithm 3 with the truncation of
-Algorithm 2); :class:`PETrunCore` and :class:`RANDCore` are its perceptron
-baselines; :class:`OFSPCore` is OFS with partial inputs (Wang et al. 2014,
-Algorithm 3). The weights are the one weight vector of
-``_core/weight_vector.pxd``: ``w = scale * v`` with ``||v||^2`` up to date and
-the support (at most B columns) in an indexed min-heap, so a row costs
-O(nnz log B), never O(d). ``adagrad`` (OFS and OFS_P) replaces the step
-``lr y x`` by AdaGrad's per-coordinate one (``_core/adaptive.pxd``); the
-decay and the projection stay one factor each. ``rank_power = p > 0`` (with
-``adagrad``) truncates by ``|w_i| (eps + G_i)^p`` instead of ``|w_i|``: the
-heap is then keyed on ``rank`` (that score in units of ``v``, 0 off the
-support) instead of ``v``.
+:class:`OFSCore` is OFS (Hoi et al. 2012, Algorithm 3 with the truncation of Algorithm 2);
+:class:`PETrunCore` and :class:`RANDCore` are its perceptron baselines; :class:`OFSPCore` is
+OFS with partial inputs (Wang et al. 2014, Algorithm 3). Each is its paper's update over
+parts: a step rule (:class:`StepRule`, the paper's ``lr y x``, or :class:`AdaGradStep`), the
+L2 ball as one factor on the scale (``_core/l2ball.pxd``), a truncation (:class:`TopB`, the B
+largest ``|w|``, or :class:`TopBRanked`; RAND's :class:`RandomSet` or :class:`RedrawnSet`).
+An off-paper variant is another part, chosen when a core is built from its own fields
+(``adagrad``, ``rank_power``, ``redraw``), so a model file or a pickle rebuilds the same
+parts; an update calls each part once a row. The weights are the one weight vector of
+``_core/weight_vector.pxd`` (``w = scale * v``, ``||v||^2`` tracked, the support of at most
+B columns in an indexed min-heap): a row costs O(nnz log B), never O(d).
 """
 
-from libc.math cimport INFINITY, fabs, floor, pow, sqrt
+from libc.math cimport INFINITY, fabs, floor, pow
 from libc.stdint cimport int8_t, int64_t, uint64_t
 
 from evofeat._core.adaptive cimport adagrad_step
 from evofeat._core.bias cimport bias_adagrad, bias_add, bias_score
 from evofeat._core.core cimport Core
+from evofeat._core.l2ball cimport l2ball_project
 from evofeat._core.rng cimport draw_uniform
 from evofeat._core.safe cimport dot, fmax0
 from evofeat._core.topk cimport topk_heapify, topk_pop, topk_touch
@@ -30,13 +30,153 @@ from evofeat._core.weight_vector cimport (
 
 cdef double HUGE = 1e150  # a step larger than this in units of v is renormalised first
 
+cdef class OFSCore(Core)
+cdef class RANDCore(OFSCore)
+
+
+cdef class StepRule:
+    """The paper's step on a row: ``dw = lr y x`` (``lr = 1``: the perceptron's), the bias ``b += lr y``.
+
+    ``weighted``: ``dw[k]`` holds, on entry, the probability ``q_k`` that ``x_k`` was observed
+    (0: it was not); the step is then on ``x_k / q_k`` (OFS_P), and 0 where unobserved.
+    """
+
+    cdef void row(self, OFSCore core, const int64_t* idx, const double* val, Py_ssize_t n,
+                  double y, bint weighted) noexcept:
+        cdef double* dw = &core.dw[0]
+        cdef double a = core.lr * y
+        cdef Py_ssize_t k
+        for k in range(n):
+            if not weighted:
+                dw[k] = a * val[k]
+            elif dw[k] != 0.0:
+                dw[k] = a * val[k] / dw[k]
+
+    cdef void bias(self, OFSCore core, double y) noexcept:
+        bias_add(core.fit_intercept, &core.intercept, core.lr * y)
+
+
+cdef class AdaGradStep(StepRule):
+    """AdaGrad's per-coordinate step (Duchi et al. 2011) on the hinge's subgradient ``g = -y x``.
+
+    ``G_i += g_i^2``, ``dw_i = -lr g_i / sqrt(eps + G_i)``; the bias the same with its own ``G_b``.
+    """
+
+    cdef void row(self, OFSCore core, const int64_t* idx, const double* val, Py_ssize_t n,
+                  double y, bint weighted) noexcept:
+        cdef double* dw = &core.dw[0]
+        cdef double* G = &core.G[0]
+        cdef Py_ssize_t k
+        for k in range(n):
+            if not weighted:
+                dw[k] = adagrad_step(&G[idx[k]], -y * val[k], core.lr, core.eps)
+            elif dw[k] != 0.0:
+                dw[k] = adagrad_step(&G[idx[k]], -y * val[k] / dw[k], core.lr, core.eps)
+
+    cdef void bias(self, OFSCore core, double y) noexcept:
+        bias_adagrad(core.fit_intercept, &core.intercept, &core.intercept_G, -y, core.lr, core.eps)
+
+
+cdef class TopB:
+    """The paper's truncation (Algorithm 2): keep the B largest ``|w|``, the heap keyed on ``v``.
+
+    A row's step is added to the support in place (:meth:`update`); the row's new columns
+    are then offered to the full heap one by one (:meth:`admit`: one enters only if it
+    beats the heap's minimum, which leaves): exactly the B largest of the union, in
+    O(nnz + k log B) for k changes.
+    """
+
+    cdef void update(self, OFSCore core, WeightVector* wv, const int64_t* idx,
+                     Py_ssize_t n) noexcept:
+        """``v[c] += dw / scale`` on the row's columns in the support."""
+        cdef const double* dw = &core.dw[0]
+        cdef Py_ssize_t k
+        for k in range(n):
+            if dw[k] != 0.0 and wv.pos[idx[k]] >= 0:
+                wv_set(wv, idx[k], wv.v[idx[k]] + dw[k] / wv.scale[0])
+
+    cdef void admit(self, OFSCore core, WeightVector* wv, const int64_t* idx, Py_ssize_t m,
+                    double scale) noexcept:
+        """Offer ``v[c] = dw / scale`` for the row's entries ``cand[:m]`` outside the support."""
+        cdef const double* dw = &core.dw[0]
+        cdef const int64_t* cand = &core.cand[0]
+        cdef Py_ssize_t j
+        for j in range(m):
+            wv_offer(wv, idx[cand[j]], dw[cand[j]] / scale, core.B)
+
+    cdef void refold(self, OFSCore core) noexcept:
+        """After ``v`` was re-expressed under a new scale (the heap on ``v`` keeps its order)."""
+
+
+cdef class TopBRanked(TopB):
+    """Keep the B largest ``|w_i| (eps + G_i)^p`` (``p = rank_power``; with AdaGrad's ``G``).
+
+    The heap is keyed on ``rank``: that score in units of ``v``, 0 off the support (a
+    score that underflows to 0 drops its column).
+    """
+
+    cdef inline double rank_of(self, OFSCore core, int64_t c, double x) noexcept:
+        return fabs(x) * pow(core.eps + core.G[c], core.rank_power)
+
+    cdef void set_ranked(self, OFSCore core, WeightVector* wv, int64_t c, double x) noexcept:
+        """:func:`wv_set` with the heap keyed on ``rank``."""
+        cdef double* rank = &core.rank[0]
+        cdef double old = wv.v[c]
+        rank[c] = self.rank_of(core, c, x)
+        if rank[c] == 0.0:
+            x = 0.0
+        wv.v[c] = x
+        wv.sq_norm[0] += x * x - old * old
+        topk_touch(wv.heap, wv.pos, wv.hsize, rank, c)
+
+    cdef void update(self, OFSCore core, WeightVector* wv, const int64_t* idx,
+                     Py_ssize_t n) noexcept:
+        cdef const double* dw = &core.dw[0]
+        cdef Py_ssize_t k
+        for k in range(n):
+            if dw[k] != 0.0 and wv.pos[idx[k]] >= 0:
+                self.set_ranked(core, wv, idx[k], wv.v[idx[k]] + dw[k] / wv.scale[0])
+
+    cdef void admit(self, OFSCore core, WeightVector* wv, const int64_t* idx, Py_ssize_t m,
+                    double scale) noexcept:
+        """:func:`wv_offer` by ``rank``: a column enters if there is room or it outranks the minimum."""
+        cdef double* rank = &core.rank[0]
+        cdef const int64_t* cand = &core.cand[0]
+        cdef double r, x
+        cdef int64_t c, low
+        cdef Py_ssize_t j
+        for j in range(m):
+            c = idx[cand[j]]
+            x = core.dw[cand[j]] / scale
+            r = self.rank_of(core, c, x)
+            if core.B <= 0 or r == 0.0:
+                continue
+            if wv.hsize[0] >= core.B:
+                low = wv.heap[0]
+                if r < rank[low] or (r == rank[low] and c > low):
+                    continue
+                topk_pop(wv.heap, wv.pos, wv.hsize, rank)
+                wv.sq_norm[0] -= wv.v[low] * wv.v[low]
+                wv.v[low] = 0.0
+                rank[low] = 0.0
+            self.set_ranked(core, wv, c, x)
+
+    cdef void refold(self, OFSCore core) noexcept:
+        """Every rank again, the heap reordered."""
+        cdef int64_t i, c
+        for i in range(core.hsize):
+            c = core.heap[i]
+            core.rank[c] = self.rank_of(core, c, core.v[c])
+        topk_heapify(&core.heap[0], &core.pos[0], &core.hsize, &core.rank[0])
+
 
 cdef class OFSCore(Core):
     """OFS: ``w = scale * v`` truncated to the ``B`` largest ``|w|``; ``lr`` eta, ``l2`` lambda.
 
     ``B`` is ``budget_count`` (>= 1), else ``max(1, round(budget * dim))``; ``dw`` and
     ``cand`` are scratch (the step on each entry of a row, the row's entries outside the
-    support).
+    support). ``rule`` and ``truncation`` are the parts: :class:`AdaGradStep` when
+    ``adagrad``, :class:`TopBRanked` when ``rank_power != 0``, else the paper's.
     """
 
     cdef public double[::1] v
@@ -56,20 +196,27 @@ cdef class OFSCore(Core):
     cdef public int64_t budget_count
     cdef public bint zero_is_mistake
     cdef public double[::1] G  # AdaGrad: each coordinate's sum of squared hinge subgradients
-    cdef public bint adagrad  # AdaGrad's per-coordinate step instead of lr (Duchi et al. 2011)
+    cdef public bint adagrad  # the step rule: AdaGrad's per-coordinate step instead of lr
     cdef public double eps  # AdaGrad's divisor sqrt(eps + G)
     cdef public double[::1] rank  # rank_power > 0: |v_i| (eps + G_i)^rank_power, the heap's key
-    cdef public double rank_power  # 0: truncate by |w| (the paper's rule, the heap keyed on v)
+    cdef public double rank_power  # the truncation: 0, by |w| (the paper's, the heap keyed on v)
     # the bias (_core/bias.pxd): outside v, the scale, the decay, the ball and the budget
     cdef public int fit_intercept
     cdef public double intercept
     cdef public double intercept_G  # AdaGrad's sum of squared hinge subgradients on the input 1
+    cdef StepRule rule
+    cdef TopB truncation
 
     _fields = (
         "v", "heap", "pos", "dw", "cand", "hsize", "scale", "sq_norm", "B", "dim",
         "lr", "l2", "radius", "budget", "budget_count", "zero_is_mistake", "G", "adagrad", "eps",
         "rank", "rank_power", "fit_intercept", "intercept", "intercept_G",
     )
+
+    def __init__(self, **fields):
+        Core.__init__(self, **fields)
+        self.rule = AdaGradStep() if self.adagrad else StepRule()
+        self.truncation = TopBRanked() if self.rank_power != 0.0 else TopB()
 
     cdef inline WeightVector weights(self) noexcept:
         return weight_vector(&self.v[0], &self.heap[0], &self.pos[0], &self.hsize,
@@ -87,14 +234,6 @@ cdef class OFSCore(Core):
         label[0] = self.label_of(s)
         return s
 
-    cdef inline void step_bias(self, double y) noexcept:
-        """OFS's step on the input 1 (always observed): ``b += lr y``, or AdaGrad's with gradient ``-y``."""
-        if self.adagrad:
-            bias_adagrad(self.fit_intercept, &self.intercept, &self.intercept_G, -y, self.lr,
-                         self.eps)
-        else:
-            bias_add(self.fit_intercept, &self.intercept, self.lr * y)
-
     cdef int visible(self, const int64_t* cols, Py_ssize_t n, Py_ssize_t dim) except -1:
         """B follows the number of features seen (halves round up, as MATLAB's ``round``)."""
         cdef int64_t b
@@ -106,144 +245,153 @@ cdef class OFSCore(Core):
             self.B = b if b > 1 else 1
         return 0
 
-    cdef void step(self, const int64_t* idx, Py_ssize_t n) noexcept:
-        """``w += dw`` (``dw[k]`` on column ``idx[k]``), project onto the L2 ball, keep the B largest.
+    cdef void update(self, const int64_t* idx, const double* val, Py_ssize_t n, double y,
+                     bint weighted) noexcept:
+        """The step rule's step on the row, the ball, the truncation; the bias by the same rule."""
+        self.rule.row(self, idx, val, n, y, weighted)
+        self.step(idx, n)
+        self.rule.bias(self, y)
 
-        The support is updated in place; the new columns are then offered to the
-        full heap one by one (one enters only if it beats the heap's minimum, which
-        leaves): exactly the B largest of the union, in O(nnz + k log B) for k changes.
-        """
+    cdef void step(self, const int64_t* idx, Py_ssize_t n) noexcept:
+        """``w~ = w + dw`` (``dw[k]`` on column ``idx[k]``), the L2 ball, the truncation."""
         cdef WeightVector wv = self.weights()
-        cdef double* v = wv.v
         cdef double* dw = &self.dw[0]
-        cdef int64_t* cand = &self.cand[0]
-        cdef double big = 0.0, extra = 0.0, z, scale, norm
-        cdef Py_ssize_t k, j, m = 0
-        cdef int64_t c
-        cdef bint ranked = self.rank_power != 0.0
+        cdef double big = 0.0, extra = 0.0, z, scale
+        cdef Py_ssize_t k, m = 0
         for k in range(n):
             big = fmax0(big, fabs(dw[k]))
         if not big < INFINITY:
             return  # a step that overflowed (or NaN): skip it, the state stays finite
         if big > HUGE * self.scale:
             wv_fold_to(&wv, big)  # a huge row: the scale carries its magnitude, v stays finite
-            if ranked:
-                self.rerank()
-        for k in range(n):
-            if dw[k] == 0.0:
-                continue
-            c = idx[k]
-            if wv.pos[c] < 0:
-                cand[m] = k
+            self.truncation.refold(self)
+        for k in range(n):  # the row's columns outside the support, and their ||.||^2 in v's units
+            if dw[k] != 0.0 and wv.pos[idx[k]] < 0:
+                self.cand[m] = k
                 m += 1
                 z = dw[k] / self.scale
                 extra += z * z
-            elif ranked:
-                self.set_ranked(&wv, c, v[c] + dw[k] / self.scale)
-            else:
-                wv_set(&wv, c, v[c] + dw[k] / self.scale)
+        self.truncation.update(self, &wv, idx, n)
         scale = self.scale
-        norm = scale * sqrt(fmax0(self.sq_norm + extra, 0.0))  # ||w~||, new columns included
-        if norm > self.radius:
-            self.scale = scale * (self.radius / norm)
-        for j in range(m):
-            k = cand[j]
-            if ranked:
-                self.offer_ranked(&wv, idx[k], dw[k] / scale)
-            else:
-                wv_offer(&wv, idx[k], dw[k] / scale, self.B)
+        l2ball_project(&self.scale, self.sq_norm + extra, self.radius)  # new columns included
+        self.truncation.admit(self, &wv, idx, m, scale)
 
-    cdef inline double rank_of(self, int64_t c, double x) noexcept:
-        """The truncation score of ``v[c] = x``: ``|x| (eps + G_c)^rank_power``."""
-        return fabs(x) * pow(self.eps + self.G[c], self.rank_power)
-
-    cdef void set_ranked(self, WeightVector* wv, int64_t c, double x) noexcept:
-        """:func:`wv_set` with the heap keyed on ``rank`` (a score that underflows to 0 drops ``c``)."""
-        cdef double* rank = &self.rank[0]
-        cdef double old = wv.v[c]
-        rank[c] = self.rank_of(c, x)
-        if rank[c] == 0.0:
-            x = 0.0
-        wv.v[c] = x
-        wv.sq_norm[0] += x * x - old * old
-        topk_touch(wv.heap, wv.pos, wv.hsize, rank, c)
-
-    cdef void offer_ranked(self, WeightVector* wv, int64_t c, double x) noexcept:
-        """:func:`wv_offer` by ``rank``: ``c`` enters if the support has room or it outranks the minimum."""
-        cdef double* rank = &self.rank[0]
-        cdef double r = self.rank_of(c, x)
-        cdef int64_t low
-        if self.B <= 0 or r == 0.0:
-            return
-        if wv.hsize[0] >= self.B:
-            low = wv.heap[0]
-            if r < rank[low] or (r == rank[low] and c > low):
-                return
-            topk_pop(wv.heap, wv.pos, wv.hsize, rank)
-            wv.sq_norm[0] -= wv.v[low] * wv.v[low]
-            wv.v[low] = 0.0
-            rank[low] = 0.0
-        self.set_ranked(wv, c, x)
-
-    cdef void rerank(self) noexcept:
-        """After ``v`` was re-expressed under a new scale: every rank again, the heap reordered."""
-        cdef int64_t i, c
-        for i in range(self.hsize):
-            c = self.heap[i]
-            self.rank[c] = self.rank_of(c, self.v[c])
-        topk_heapify(&self.heap[0], &self.pos[0], &self.hsize, &self.rank[0])
-
-    cdef void shrink(self, WeightVector* wv) noexcept:
-        """The decay ``w *= 1 - lr l2`` (a fold of the scale into ``v`` re-ranks)."""
+    cdef void shrink(self) noexcept:
+        """The decay ``w *= 1 - lr l2``."""
+        cdef WeightVector wv = self.weights()
         cdef double folded = self.scale * (1.0 - self.lr * self.l2)
-        wv_shrink(wv, 1.0 - self.lr * self.l2)
-        if self.rank_power != 0.0 and self.scale != folded:
-            self.rerank()
+        wv_shrink(&wv, 1.0 - self.lr * self.l2)
+        if self.scale != folded:
+            self.truncation.refold(self)
 
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
                       double y, double score) noexcept:
         """Decay ``1 - lr l2``; on ``y w.x <= 1`` the step ``lr y x``, projection, truncation."""
         cdef double margin = y * score
-        cdef WeightVector wv = self.weights()
-        cdef double* dw = &self.dw[0]
-        cdef Py_ssize_t k
-        self.shrink(&wv)
+        self.shrink()
         if margin <= 1.0:
-            for k in range(n):
-                if self.adagrad:  # the hinge's subgradient is -y x
-                    dw[k] = adagrad_step(&self.G[idx[k]], -y * val[k], self.lr, self.eps)
-                else:
-                    dw[k] = self.lr * y * val[k]
-            self.step(idx, n)
-            self.step_bias(y)
+            self.update(idx, val, n, y, False)
         return fmax0(0.0, 1.0 - margin)
 
 
 cdef class PETrunCore(OFSCore):
-    """PE_trun: on a mistake ``w += y x``, then keep the B largest ``|w|``."""
+    """PE_trun: on a mistake ``w += y x`` (the step rule with ``lr = 1``), then keep the B largest ``|w|``."""
 
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
                       double y, double score) noexcept:
-        cdef double* dw = &self.dw[0]
-        cdef Py_ssize_t k
         if y * score > 0.0:
             return 0.0
-        for k in range(n):
-            dw[k] = y * val[k]
-        self.step(idx, n)
-        bias_add(self.fit_intercept, &self.intercept, y)
+        self.update(idx, val, n, y, False)
         return 1.0
+
+
+cdef class RandomSet:
+    """RAND's truncation as the paper states it: ``w += y x`` on a random set of at most B features.
+
+    The set is drawn once; open slots (B grew) are filled from the visible features not in it.
+    """
+
+    cdef void visible(self, RANDCore core, const int64_t* cols, Py_ssize_t n) noexcept:
+        """Fill the open slots from the visible features not in the set (Fisher-Yates)."""
+        if core.B <= core.n_selected:
+            return
+        cdef int8_t* flag = &core.flag[0]
+        cdef int64_t* vis = &core.vis[0]
+        cdef int64_t m = 0, i, slots
+        cdef Py_ssize_t j
+        for j in range(n):
+            if flag[cols[j]] == 0:
+                vis[m] = cols[j]
+                m += 1
+        slots = core.B - core.n_selected
+        if m < slots:
+            slots = m
+        core.shuffle_head(vis, m, slots)
+        for i in range(slots):
+            flag[vis[i]] = 1
+            core.sel[core.n_selected] = vis[i]
+            core.n_selected += 1
+
+    cdef void add(self, RANDCore core, const int64_t* idx, const double* val, Py_ssize_t n,
+                  double y) noexcept:
+        cdef double* v = &core.v[0]
+        cdef const int8_t* flag = &core.flag[0]
+        cdef Py_ssize_t k
+        for k in range(n):
+            if flag[idx[k]] != 0:
+                v[idx[k]] += y * val[k]
+
+
+cdef class RedrawnSet(RandomSet):
+    """The OFS authors' ``RND.m``: ``w += y x`` on the whole row, then a new set of B drawn
+    among the ``n_shown`` visible features ``shown``, and every weight outside it zeroed."""
+
+    cdef void visible(self, RANDCore core, const int64_t* cols, Py_ssize_t n) noexcept:
+        cdef Py_ssize_t j
+        for j in range(n):
+            core.shown[j] = cols[j]
+        core.n_shown = n
+        RandomSet.visible(self, core, cols, n)
+
+    cdef void add(self, RANDCore core, const int64_t* idx, const double* val, Py_ssize_t n,
+                  double y) noexcept:
+        cdef double* v = &core.v[0]
+        cdef int8_t* flag = &core.flag[0]
+        cdef int64_t* vis = &core.vis[0]
+        cdef int64_t* sel = &core.sel[0]
+        cdef int64_t m = core.n_shown, slots = core.B, i, c
+        cdef Py_ssize_t k
+        for k in range(n):
+            v[idx[k]] += y * val[k]
+        for i in range(m):
+            vis[i] = core.shown[i]
+        if m < slots:
+            slots = m
+        core.shuffle_head(vis, m, slots)
+        for i in range(slots):
+            flag[vis[i]] |= 2
+        for k in range(n):  # the row and the old set: zeroed unless drawn again
+            if not flag[idx[k]] & 2:
+                v[idx[k]] = 0.0
+        for i in range(core.n_selected):
+            c = sel[i]
+            if not flag[c] & 2:
+                v[c] = 0.0
+            flag[c] = 0
+        for i in range(slots):
+            flag[vis[i]] = 1
+            sel[i] = vis[i]
+        core.n_selected = slots
 
 
 cdef class RANDCore(OFSCore):
     """RAND: a perceptron on the features marked in ``flag`` (a random set of at most B).
 
     ``n_selected`` features are in the set, listed in ``sel``; ``n_draws``
-    uniforms of stream 0 under ``seed`` were used; ``vis`` is scratch.
-    ``redraw``: 0, the set is drawn once (open slots filled as B grows); 1,
-    after every mistake ``w += y x`` on every feature of the row, a new set of
-    B is drawn among the ``n_shown`` visible features ``shown``, and every
-    weight outside it is zeroed (the OFS authors' ``RND.m``).
+    uniforms of stream 0 under ``seed`` were used; ``vis`` is scratch. The set
+    is the part ``draws``: :class:`RandomSet` (drawn once, the paper), or
+    :class:`RedrawnSet` when ``redraw`` (a new set after every mistake, the
+    OFS authors' ``RND.m``; ``shown[:n_shown]``: the visible features).
     """
 
     cdef public int8_t[::1] flag
@@ -255,10 +403,15 @@ cdef class RANDCore(OFSCore):
     cdef public int64_t n_draws
     cdef public int64_t n_shown
     cdef public bint redraw
+    cdef RandomSet draws
 
     _fields = OFSCore._fields + (
         "flag", "vis", "sel", "shown", "seed", "n_selected", "n_draws", "n_shown", "redraw"
     )
+
+    def __init__(self, **fields):
+        OFSCore.__init__(self, **fields)
+        self.draws = RedrawnSet() if self.redraw else RandomSet()
 
     cdef inline int64_t draw(self, int64_t i, int64_t m) noexcept:
         """A uniform position in ``i .. m - 1`` (the next draw of stream 0)."""
@@ -267,7 +420,7 @@ cdef class RANDCore(OFSCore):
         self.n_draws += 1
         return r
 
-    cdef inline void shuffle_head(self, int64_t* vis, int64_t m, int64_t slots) noexcept:
+    cdef void shuffle_head(self, int64_t* vis, int64_t m, int64_t slots) noexcept:
         """A partial Fisher-Yates shuffle: ``vis[:slots]`` becomes a uniform draw from ``vis[:m]``."""
         cdef int64_t i, r, c
         for i in range(slots):
@@ -277,78 +430,18 @@ cdef class RANDCore(OFSCore):
             vis[r] = c
 
     cdef int visible(self, const int64_t* cols, Py_ssize_t n, Py_ssize_t dim) except -1:
-        """Update B; fill the open slots from the visible features not in the set (Fisher-Yates)."""
+        """Update B and the random set."""
         OFSCore.visible(self, cols, n, dim)
-        cdef Py_ssize_t j
-        if self.redraw:
-            for j in range(n):
-                self.shown[j] = cols[j]
-            self.n_shown = n
-        if self.B <= self.n_selected:
-            return 0
-        cdef int8_t* flag = &self.flag[0]
-        cdef int64_t* vis = &self.vis[0]
-        cdef int64_t m = 0, i, slots
-        for j in range(n):
-            if flag[cols[j]] == 0:
-                vis[m] = cols[j]
-                m += 1
-        slots = self.B - self.n_selected
-        if m < slots:
-            slots = m
-        self.shuffle_head(vis, m, slots)
-        for i in range(slots):
-            flag[vis[i]] = 1
-            self.sel[self.n_selected] = vis[i]
-            self.n_selected += 1
+        self.draws.visible(self, cols, n)
         return 0
 
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
                       double y, double score) noexcept:
-        cdef double* v = &self.v[0]
-        cdef int8_t* flag = &self.flag[0]
-        cdef Py_ssize_t k
         if y * score > 0.0:
             return 0.0
-        bias_add(self.fit_intercept, &self.intercept, y)  # outside the random set
-        if self.redraw:
-            self.redraw_after(idx, val, n, y)
-            return 1.0
-        for k in range(n):
-            if flag[idx[k]] != 0:
-                v[idx[k]] += y * val[k]
+        self.rule.bias(self, y)  # outside the random set
+        self.draws.add(self, idx, val, n, y)
         return 1.0
-
-    cdef void redraw_after(self, const int64_t* idx, const double* val, Py_ssize_t n,
-                           double y) noexcept:
-        """``w += y x``, a new random set of B among the visible features, ``w`` zeroed outside it."""
-        cdef double* v = &self.v[0]
-        cdef int8_t* flag = &self.flag[0]
-        cdef int64_t* vis = &self.vis[0]
-        cdef int64_t* sel = &self.sel[0]
-        cdef int64_t m = self.n_shown, slots = self.B, i, c
-        cdef Py_ssize_t k
-        for k in range(n):
-            v[idx[k]] += y * val[k]
-        for i in range(m):
-            vis[i] = self.shown[i]
-        if m < slots:
-            slots = m
-        self.shuffle_head(vis, m, slots)
-        for i in range(slots):
-            flag[vis[i]] |= 2
-        for k in range(n):  # the row and the old set: zeroed unless drawn again
-            if not flag[idx[k]] & 2:
-                v[idx[k]] = 0.0
-        for i in range(self.n_selected):
-            c = sel[i]
-            if not flag[c] & 2:
-                v[c] = 0.0
-            flag[c] = 0
-        for i in range(slots):
-            flag[vis[i]] = 1
-            sel[i] = vis[i]
-        self.n_selected = slots
 
 
 cdef class OFSPCore(OFSCore):
@@ -451,33 +544,29 @@ cdef class OFSPCore(OFSCore):
 
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
                       double y, double score) noexcept:
-        """The same draw as the prediction; each observed value divided by its probability."""
-        cdef bint explore, held, seen
+        """The same draw as the prediction; the step on each observed value over its probability
+        ``q = epsilon min(1, B / d) + (1 - epsilon) [w_i != 0]`` (the input 1 has ``q = 1``)."""
+        cdef bint explore, held
         cdef double s = self.observe(idx, val, n, &explore)
-        cdef double margin = y * s, eps = self.epsilon, q_explore = 0.0, q, r
-        cdef WeightVector wv = self.weights()
-        cdef const double* v = wv.v
+        cdef double margin = y * s, eps = self.epsilon, q_explore = 0.0, r
+        cdef const double* v
         cdef const int8_t* flag = &self.flag[0]
-        cdef double* dw = &self.dw[0]
+        cdef double* q = &self.dw[0]  # the rule replaces each q by its step
         cdef int64_t m = self.n_visible
         cdef Py_ssize_t j
-        self.shrink(&wv)
+        self.shrink()
         if margin <= 1.0:
+            v = &self.v[0]
             if m > 0:
                 r = <double> self.B / <double> m
                 q_explore = eps * (r if r < 1.0 else 1.0)
             for j in range(n):
                 held = v[idx[j]] != 0.0  # in w_t's support
-                seen = (flag[idx[j]] != 0) if explore else held
-                q = q_explore + (1.0 - eps) * (1.0 if held else 0.0)
-                if not seen:
-                    dw[j] = 0.0
-                elif self.adagrad:
-                    dw[j] = adagrad_step(&self.G[idx[j]], -y * val[j] / q, self.lr, self.eps)
+                if (flag[idx[j]] != 0) if explore else held:
+                    q[j] = q_explore + (1.0 - eps) * (1.0 if held else 0.0)
                 else:
-                    dw[j] = self.lr * y * val[j] / q
-            self.step(idx, n)
-            self.step_bias(y)  # the input 1 is observed with probability 1
+                    q[j] = 0.0
+            self.update(idx, val, n, y, True)  # the input 1 is observed with probability 1
         self.unmark()
         self.t += 1
         return fmax0(0.0, 1.0 - margin)
