@@ -91,7 +91,7 @@ def streams() -> Iterator[tuple[str, Stream]]:
     yield "huge", full(H, yh, list(range(H.shape[1])))
 
 
-def _digest(*parts: Any) -> str:
+def digest(*parts: Any) -> str:
     h = hashlib.sha256()
     for part in parts:
         h.update(np.ascontiguousarray(np.asarray(part, dtype=np.float64)).tobytes())
@@ -102,7 +102,7 @@ def _weights(model: Any) -> list[float]:
     return [*model.coef_.values(), model.intercept_]
 
 
-def _continue(model: Any, rows: list[tuple[dict, Any]]) -> list[float]:
+def continue_on(model: Any, rows: list[tuple[dict, Any]]) -> list[float]:
     out: list[float] = []
     for x, target in rows:
         score = model.decision_one(x)
@@ -121,7 +121,7 @@ def cell(name: str, params: dict[str, Any], stream: Stream) -> dict[str, str]:
 def _cell(name: str, params: dict[str, Any], stream: Stream) -> dict[str, str]:
     model = LEARNERS[name](**params)
     res = prequential(model, stream, keep_predictions=True)
-    array = _digest(res.scores, res.labels, _weights(model))
+    array = digest(res.scores, res.labels, _weights(model))
     rows = list(stream.to_dicts())
     twin = LEARNERS[name](**params)
     labels = []
@@ -137,10 +137,10 @@ def _cell(name: str, params: dict[str, Any], stream: Stream) -> dict[str, str]:
         loaded = io.load(Path(tmp) / "m.evofeat")
     unpickled = pickle.loads(pickle.dumps(first))
     rest = rows[half:]
-    after = _digest(_continue(first, rest))
-    assert _digest(_continue(loaded, rest)) == after, f"{name} {params}: the loaded model differs"
-    assert _digest(_continue(unpickled, rest)) == after, f"{name} {params}: unpickled differs"
-    return {"array": array, "dict": _digest(labels, _weights(twin)), "roundtrip": after}
+    after = digest(continue_on(first, rest))
+    assert digest(continue_on(loaded, rest)) == after, f"{name} {params}: the loaded model differs"
+    assert digest(continue_on(unpickled, rest)) == after, f"{name} {params}: unpickled differs"
+    return {"array": array, "dict": digest(labels, _weights(twin)), "roundtrip": after}
 
 
 def fingerprints() -> dict[str, dict[str, str]]:
