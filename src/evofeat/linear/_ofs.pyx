@@ -46,10 +46,12 @@ cdef class StepRule:
         cdef double* dw = &core.dw[0]
         cdef double a = core.lr * y
         cdef Py_ssize_t k
-        for k in range(n):
-            if not weighted:
+        if not weighted:
+            for k in range(n):
                 dw[k] = a * val[k]
-            elif dw[k] != 0.0:
+            return
+        for k in range(n):
+            if dw[k] != 0.0:
                 dw[k] = a * val[k] / dw[k]
 
     cdef void bias(self, OFSCore core, double y) noexcept:
@@ -86,14 +88,11 @@ cdef class TopB:
     O(nnz + k log B) for k changes.
     """
 
-    cdef void update(self, OFSCore core, WeightVector* wv, const int64_t* idx,
-                     Py_ssize_t n) noexcept:
-        """``v[c] += dw / scale`` on the row's columns in the support."""
-        cdef const double* dw = &core.dw[0]
-        cdef Py_ssize_t k
-        for k in range(n):
-            if dw[k] != 0.0 and wv.pos[idx[k]] >= 0:
-                wv_set(wv, idx[k], wv.v[idx[k]] + dw[k] / wv.scale[0])
+    cdef Py_ssize_t update(self, OFSCore core, WeightVector* wv, const int64_t* idx,
+                           Py_ssize_t n, double* extra) noexcept:
+        """``v[c] += dw / scale`` on the row's columns in the support; the others listed in
+        ``cand``, their ``||dw / scale||^2`` added to ``extra``; returns how many."""
+        return add_row(self, core, wv, idx, n, extra, False)
 
     cdef void admit(self, OFSCore core, WeightVector* wv, const int64_t* idx, Py_ssize_t m,
                     double scale) noexcept:
@@ -129,13 +128,9 @@ cdef class TopBRanked(TopB):
         wv.sq_norm[0] += x * x - old * old
         topk_touch(wv.heap, wv.pos, wv.hsize, rank, c)
 
-    cdef void update(self, OFSCore core, WeightVector* wv, const int64_t* idx,
-                     Py_ssize_t n) noexcept:
-        cdef const double* dw = &core.dw[0]
-        cdef Py_ssize_t k
-        for k in range(n):
-            if dw[k] != 0.0 and wv.pos[idx[k]] >= 0:
-                self.set_ranked(core, wv, idx[k], wv.v[idx[k]] + dw[k] / wv.scale[0])
+    cdef Py_ssize_t update(self, OFSCore core, WeightVector* wv, const int64_t* idx,
+                           Py_ssize_t n, double* extra) noexcept:
+        return add_row(self, core, wv, idx, n, extra, True)
 
     cdef void admit(self, OFSCore core, WeightVector* wv, const int64_t* idx, Py_ssize_t m,
                     double scale) noexcept:
@@ -168,6 +163,28 @@ cdef class TopBRanked(TopB):
             c = core.heap[i]
             core.rank[c] = self.rank_of(core, c, core.v[c])
         topk_heapify(&core.heap[0], &core.pos[0], &core.hsize, &core.rank[0])
+
+
+cdef inline Py_ssize_t add_row(TopB part, OFSCore core, WeightVector* wv, const int64_t* idx,
+                               Py_ssize_t n, double* extra, bint ranked) noexcept:
+    """:meth:`TopB.update`, written once (``ranked`` is a constant at each call: no branch)."""
+    cdef const double* dw = &core.dw[0]
+    cdef int64_t* cand = &core.cand[0]
+    cdef double z
+    cdef Py_ssize_t k, m = 0
+    for k in range(n):
+        if dw[k] == 0.0:
+            continue
+        if wv.pos[idx[k]] < 0:
+            cand[m] = k
+            m += 1
+            z = dw[k] / wv.scale[0]
+            extra[0] += z * z
+        elif ranked:
+            (<TopBRanked> part).set_ranked(core, wv, idx[k], wv.v[idx[k]] + dw[k] / wv.scale[0])
+        else:
+            wv_set(wv, idx[k], wv.v[idx[k]] + dw[k] / wv.scale[0])
+    return m
 
 
 cdef class OFSCore(Core):
@@ -256,8 +273,8 @@ cdef class OFSCore(Core):
         """``w~ = w + dw`` (``dw[k]`` on column ``idx[k]``), the L2 ball, the truncation."""
         cdef WeightVector wv = self.weights()
         cdef double* dw = &self.dw[0]
-        cdef double big = 0.0, extra = 0.0, z, scale
-        cdef Py_ssize_t k, m = 0
+        cdef double big = 0.0, extra = 0.0, scale
+        cdef Py_ssize_t k, m
         for k in range(n):
             big = fmax0(big, fabs(dw[k]))
         if not big < INFINITY:
@@ -265,13 +282,7 @@ cdef class OFSCore(Core):
         if big > HUGE * self.scale:
             wv_fold_to(&wv, big)  # a huge row: the scale carries its magnitude, v stays finite
             self.truncation.refold(self)
-        for k in range(n):  # the row's columns outside the support, and their ||.||^2 in v's units
-            if dw[k] != 0.0 and wv.pos[idx[k]] < 0:
-                self.cand[m] = k
-                m += 1
-                z = dw[k] / self.scale
-                extra += z * z
-        self.truncation.update(self, &wv, idx, n)
+        m = self.truncation.update(self, &wv, idx, n, &extra)
         scale = self.scale
         l2ball_project(&self.scale, self.sq_norm + extra, self.radius)  # new columns included
         self.truncation.admit(self, &wv, idx, m, scale)
@@ -439,7 +450,7 @@ cdef class RANDCore(OFSCore):
                       double y, double score) noexcept:
         if y * score > 0.0:
             return 0.0
-        self.rule.bias(self, y)  # outside the random set
+        bias_add(self.fit_intercept, &self.intercept, y)  # the perceptron's step, outside the set
         self.draws.add(self, idx, val, n, y)
         return 1.0
 
@@ -546,7 +557,7 @@ cdef class OFSPCore(OFSCore):
                       double y, double score) noexcept:
         """The same draw as the prediction; the step on each observed value over its probability
         ``q = epsilon min(1, B / d) + (1 - epsilon) [w_i != 0]`` (the input 1 has ``q = 1``)."""
-        cdef bint explore, held
+        cdef bint explore, held, seen
         cdef double s = self.observe(idx, val, n, &explore)
         cdef double margin = y * s, eps = self.epsilon, q_explore = 0.0, r
         cdef const double* v
@@ -562,10 +573,8 @@ cdef class OFSPCore(OFSCore):
                 q_explore = eps * (r if r < 1.0 else 1.0)
             for j in range(n):
                 held = v[idx[j]] != 0.0  # in w_t's support
-                if (flag[idx[j]] != 0) if explore else held:
-                    q[j] = q_explore + (1.0 - eps) * (1.0 if held else 0.0)
-                else:
-                    q[j] = 0.0
+                seen = (flag[idx[j]] != 0) if explore else held
+                q[j] = (q_explore + (1.0 - eps) * held) * seen  # 0: not observed
             self.update(idx, val, n, y, True)  # the input 1 is observed with probability 1
         self.unmark()
         self.t += 1
