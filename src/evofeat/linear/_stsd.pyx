@@ -73,7 +73,7 @@ cdef inline double fmin0(double a, double b) noexcept nogil:
     return b if b < a else a
 
 
-cpdef int64_t budget_limit(int select, double budget, int64_t d, bint original) noexcept nogil:
+cdef inline int64_t budget_limit(int select, double budget, int64_t d, bint original) noexcept nogil:
     """How many weights truncation keeps at dimension ``d`` (Alg. 3; the original code rounds)."""
     cdef int64_t k
     if select == KEEP_ALL:
@@ -82,6 +82,11 @@ cpdef int64_t budget_limit(int select, double budget, int64_t d, bint original) 
         return <int64_t> floor(budget * <double> d + 0.5)  # MATLAB round (halves up), no minimum
     k = <int64_t> floor(budget * <double> d + 1e-9)  # floor(B d), tolerant of 0.29 * 100
     return k if k > 1 else 1
+
+
+def keep_count(str select, double budget, int64_t d, bint original):
+    """:func:`budget_limit` for the truncation named ``select`` (a key of :data:`SELECTIONS`)."""
+    return budget_limit(SELECTIONS[select], budget, d, original)
 
 
 cdef inline double step_size(int rule, double C, double loss, double sq) noexcept nogil:
@@ -135,14 +140,9 @@ cdef double epsilon_insensitive(STSDCore s, double y, double f, double* directio
 # ----------------------------------------------------------------------------- the step rules
 cdef inline void add(STSDCore s, const int64_t* idx, const double* val, Py_ssize_t n, double a,
                      int64_t lo, int64_t hi, int along) noexcept:
-    """``w[c] += a x[c]`` for the row's columns ``lo <= c < hi`` with ``x[c] != 0``, or
-    AdaGrad's step (``along``, see the enum).
-
-    Each step is added to ``v`` divided by the scale, so ``w = scale * v`` is
-    exact. A row that touches fewer coordinates than half the support sifts
-    each in the heap (O(nnz log k)); a denser one rebuilds it (O(nnz + k)).
-    The heap's layout never changes a result: it pops in the total order.
-    """
+    """``w[c] += a x[c]`` (or AdaGrad's step, see ``along``) for the row's ``lo <= c < hi``,
+    added to ``v`` divided by the scale. A row sparser than half the support sifts each
+    coordinate in the heap (O(nnz log k)), a denser one rebuilds it (O(nnz + k))."""
     cdef WeightVector wv = s.wv()
     cdef double inv = a / s.scale, delta
     cdef bint bulk = 2 * n > s.hsize + 16
@@ -228,16 +228,10 @@ cdef void keep_random_code(STSDCore s, int64_t k) noexcept:
 
 
 cdef void random_keep(STSDCore s, int64_t k, double n) noexcept:
-    """Keep a uniform ``k``-subset of ``n`` coordinates, the support first, by column (Algorithm
-    S of Knuth, one draw per coordinate until ``k`` are kept); zero the rest.
-
-    The draws decide by rank (the position of a coordinate in column
-    order), so they run in a tight loop up to the next dropped rank; the
-    support is then walked in column order through ``pos`` (no sort) to
-    the column of that rank. The draws that must keep every remaining
-    coordinate are skipped by advancing the generator. O(draws + last
-    dropped column) per call, without branching on each column.
-    """
+    """Keep a uniform ``k``-subset of ``n`` coordinates, the support first, by column (Knuth's
+    Algorithm S, one draw per coordinate until ``k`` are kept); zero the rest. The draws run by
+    rank up to the next dropped one, whose column is found by walking ``pos`` (no sort); draws
+    that must keep every remaining coordinate just advance the generator."""
     cdef WeightVector wv = s.wv()
     cdef const int64_t* pos = wv.pos
     cdef uint64_t* rng = <uint64_t*> &s.rng
