@@ -267,7 +267,8 @@ cdef void random_keep(STSDCore s, int64_t k, double n) noexcept:
 cdef class STSDCore(Core):
     """STSD's state: ``w = scale * v`` with ``l1 = sum |v|``, the support heap, and the fields
     that choose its parts (``rule``, ``regression``, ``adagrad``, ``metric_tau``, ``project``,
-    ``select``, ``original``)."""
+    ``select``, ``original``: read once, when the core is built; growing, loading and copying
+    build a new core)."""
 
     cdef public double[::1] v  # the weights up to the scale
     cdef public int64_t[::1] heap  # the support (non-zero v) as a topk min-heap
