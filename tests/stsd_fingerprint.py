@@ -66,6 +66,7 @@ def cases() -> list[tuple[str, type, dict[str, Any], str]]:
     for bias in (False, True):
         p = {"budget": 1.0, "radius": float("inf"), "fit_intercept": bias}
         out.append(("pa-multiclass", STSDMulticlass, p, "multiclass"))
+        out.append(("pa-regressor", STSDRegressor, {**p, "mode": "stsd-i"}, "regression"))
     return out
 
 
