@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from evofeat.cli import main
 from evofeat.experiments import get_paper
 from evofeat.experiments.base import Cell
+from evofeat.experiments.sections import Figure, Line, Results, Table
 from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
 from evofeat.experiments.store import ResultStore
-from evofeat.report.paper import Figure, Line, Results, Table
 
 
 def _toy(**kw: object) -> PaperSpec:
@@ -208,7 +208,7 @@ def test_ofs_declaration_keeps_the_stored_cell_keys() -> None:
 
 
 def test_signed_verdicts_and_table_subsets_render(tmp_path: Path) -> None:
-    from evofeat.report.paper import View, summary
+    from evofeat.experiments.sections import View, summary
 
     spec = _toy(signed=True)
     text = spec.write_report(_results(spec), tmp_path, "x").read_text()
@@ -303,7 +303,7 @@ def test_adaptive_rows_render_from_the_json_with_their_count(tmp_path: Path) -> 
     """The adaptive section reads the investigation's JSON at render time, one paper's cells."""
     import json
 
-    from evofeat.report.paper import Adaptive
+    from evofeat.experiments.sections import Adaptive
 
     cell = {
         "paper": "toy", "table": "t1", "dataset": "german", "algorithm": "A", "setting": "B=0.1",
@@ -332,7 +332,7 @@ def test_adaptive_rows_render_from_the_json_with_their_count(tmp_path: Path) -> 
 
 
 def test_stsd_ofs_and_fesl_declare_the_adaptive_rows() -> None:
-    from evofeat.report.paper import Adaptive
+    from evofeat.experiments.sections import Adaptive
 
     for name in ("stsd", "ofs", "fesl"):
         got = [e for e in get_paper(name).extras if isinstance(e, Adaptive)]

@@ -16,9 +16,9 @@ import numpy as np
 from evofeat.evaluate.footprint import measure_group_construction
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
+from evofeat.experiments.sections import ANY, Col, Figure, Line, Results, View
 from evofeat.experiments.spec import Grid, PaperSpec
 from evofeat.papers import text
-from evofeat.report.paper import ANY, Col, Figure, Line, Results, View
 
 __all__ = ["PAPER", "dataset", "measure_group_construction", "protocol_setting"]
 
