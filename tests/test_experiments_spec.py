@@ -122,6 +122,24 @@ def test_render_writes_every_declared_section(tmp_path: Path) -> None:
     assert "## Runtime" not in text  # no timing stored, no runtime section
 
 
+def test_the_stored_document_alone_renders_the_report(tmp_path: Path) -> None:
+    """report.json is plain data: rendered elsewhere, with no paper at hand, it gives the same report."""
+    import json
+
+    from evofeat.report.paper import render
+
+    spec = _toy()
+    path = spec.write_report(_results(spec), tmp_path / "run", "evofeat reproduce toy")
+    doc = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
+    kinds = {next(iter(p)) for s in doc["sections"] for p in s if isinstance(p, dict)}
+    assert kinds == {"table", "figure"}  # tables and the figure are records, not Markdown
+    again = render(doc, tmp_path / "elsewhere")
+    assert again.read_bytes() == path.read_bytes()
+    assert (tmp_path / "elsewhere" / "fig.png").read_bytes() == (
+        tmp_path / "run" / "fig.png"
+    ).read_bytes()
+
+
 def test_stsd_declaration_keeps_the_stored_cell_keys() -> None:
     """The keys of results computed before the declaration (and being computed now) stay valid."""
     p = get_paper("stsd")
