@@ -288,10 +288,13 @@ cdef inline void _begin_segment(Segment* seg, Scratch* buf, Py_ssize_t k,
     """Segment ``k`` begins (or the block does): its visible set read off its ``mask`` row."""
     cdef Py_ssize_t j, nv = 0
     cdef int64_t c
+    cdef int64_t* scols = buf.scols  # locals: the C compiler need not reload them per entry
+    cdef int64_t* icols = buf.icols
+    cdef int64_t* stamp = buf.stamp
     for j in range(nb):  # without a branch: a haphazard mask is a coin toss per column
         c = by_internal[j]
-        buf.scols[nv] = c
-        buf.icols[nv] = col_map[c]
+        scols[nv] = c
+        icols[nv] = col_map[c]
         nv += mask[c] != 0
     seg.k = k
     seg.nv = nv
@@ -300,12 +303,12 @@ cdef inline void _begin_segment(Segment* seg, Scratch* buf, Py_ssize_t k,
     if dense and not nan_absent and nv > 0:  # the visible values lie side by side in X
         seg.contiguous = True
         for j in range(1, nv):
-            if buf.scols[j] != buf.scols[j - 1] + 1:
+            if scols[j] != scols[j - 1] + 1:
                 seg.contiguous = False
                 break
     if not dense and not seg.full:
         for j in range(nv):
-            buf.stamp[buf.icols[j] if internal else buf.scols[j]] = k
+            stamp[icols[j] if internal else scols[j]] = k
 
 
 cdef inline Py_ssize_t _dense_row(const Segment* seg, Scratch* buf, const double* xrow,
@@ -314,12 +317,16 @@ cdef inline Py_ssize_t _dense_row(const Segment* seg, Scratch* buf, const double
     ``idx`` / ``val``, by internal column; returns their number."""
     cdef Py_ssize_t j, m = 0
     cdef double v
+    cdef const int64_t* scols = buf.scols
+    cdef const int64_t* icols = buf.icols
+    cdef int64_t* bi = buf.idx
+    cdef double* bv = buf.val
     for j in range(seg.nv):
-        v = xrow[buf.scols[j]]
+        v = xrow[scols[j]]
         if nan_absent and v != v:
             continue
-        buf.idx[m] = buf.icols[j]
-        buf.val[m] = v
+        bi[m] = icols[j]
+        bv[m] = v
         m += 1
     return m
 
@@ -331,23 +338,26 @@ cdef inline Py_ssize_t _sparse_row(const Segment* seg, Scratch* buf, Py_ssize_t 
     """Row ``i``'s visible CSR entries ``a:b`` into the scratch's ``idx`` / ``val``, by internal
     column, sorted (a column out of ``bound`` or stored twice raises); returns their number."""
     cdef Py_ssize_t j, m = 0
-    cdef int64_t c, ic, last = -1
-    cdef bint sorted_row = True
+    cdef int64_t c, ic, last = -1, k = seg.k
+    cdef bint sorted_row = True, full = seg.full
+    cdef const int64_t* stamp = buf.stamp
+    cdef int64_t* bi = buf.idx
+    cdef double* bv = buf.val
     for j in range(a, b):
         c = indices[j]
         if <uint64_t> c >= <uint64_t> bound:  # a negative c too
             _bad_row(i, &indices[j], 1, bound)
-        if not seg.full and buf.stamp[c] != seg.k:
+        if not full and stamp[c] != k:
             continue
         ic = c if internal else col_map[c]
-        buf.idx[m] = ic
-        buf.val[m] = data[j]
+        bi[m] = ic
+        bv[m] = data[j]
         sorted_row = sorted_row and ic > last
         last = ic
         m += 1
     if not sorted_row:
-        _sort_pairs(buf.idx, buf.val, m)
-        _bad_row(i, buf.idx, m, INT64_MAX)  # a column stored twice
+        _sort_pairs(bi, bv, m)
+        _bad_row(i, bi, m, INT64_MAX)  # a column stored twice
     return m
 
 
