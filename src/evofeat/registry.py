@@ -15,6 +15,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
+from evofeat._discover import discovered
 from evofeat.base.errors import InputError
 
 __all__ = [
@@ -66,6 +67,8 @@ ONLINE: dict[str, str] = {
     "olvf": "evofeat.haphazard.olvf",
     "ocds": "evofeat.haphazard.ocds",
 }
+# a learner module's own LEARNERS display registers it: adding a learner needs no line above
+ONLINE.update({k: v for k, v in discovered().items() if k not in ONLINE})
 #: one-pass incremental/decremental estimators (the incdec scenario).
 ONEPASS: dict[str, str] = {
     name: "evofeat.onepass" for name in ("opid", "opide", "svm", "svm-s", "svm-a")
