@@ -18,6 +18,7 @@ own code with seed 2023, so the masks differ from the package's) is shown beside
     python benchmarks/haphazard_review.py --peers none               # evofeat only (a minute)
     python benchmarks/haphazard_review.py --datasets wdbc --p 0.5    # one cell
     python benchmarks/haphazard_review.py --render                   # the report from the JSONL
+    python benchmarks/haphazard_review.py --demo     # run `evofeat demo` for the Targets, render
 
 Every finished (streams, data set, p, method, run) is appended to
 ``results/haphazard_review.jsonl`` as soon as it is done, so a killed run loses
