@@ -473,7 +473,7 @@ def run(args: argparse.Namespace) -> None:
             indent=1,
         )
     )
-    cells = [(st, d, p) for st in STREAMS for d in args.datasets for p in args.p]
+    cells = [(st, d, p) for st in args.streams for d in args.datasets for p in args.p]
     # evofeat first: deterministic, one run each, fast.
     for st, d, p in cells:
         ds = None
@@ -1251,6 +1251,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--p", default=",".join(map(str, PROBS)))
+    ap.add_argument("--streams", default=",".join(STREAMS), help="package, review or both")
     ap.add_argument(
         "--methods", default=",".join([c[0] for c in CONTENDERS] + [f[0] for f in FIELD])
     )
@@ -1271,6 +1272,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     args.datasets = [d for d in args.datasets.split(",") if d]
     args.p = [float(p) for p in args.p.split(",")]
+    args.streams = [st for st in STREAMS if st in args.streams.split(",")]
     args.methods = args.methods.split(",")
     args.peers = [] if args.peers == "none" else args.peers.split(",")
     args.review_peers = [] if args.review_peers == "none" else args.review_peers.split(",")
