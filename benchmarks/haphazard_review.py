@@ -1139,6 +1139,19 @@ def render(out: Path) -> None:
         "beta2 / 2 so that the package's beta2 is the review's, gamma = min(1, 150 / d); the "
         "review's T and beta0 have no counterpart in the package's rewrite).",
         "",
+        "**evofeat's own OLVF, OCDS, OVFM and DynFo** (`ef-olvf`, `ef-ocds`, `ef-ovfm`, "
+        "`ef-dynfo`: the registered learners of `evofeat.haphazard`, each as its paper defines "
+        "it) run on the same rows as the other contenders (absent = NaN) with the review's "
+        "hyperparameters where the package's models get them: OLVF's C, C_bar, B, reg; OCDS's "
+        "alpha, beta1, beta2 (the review's own) and gamma = min(1, 150 / d); OVFM's "
+        "decay_choice, contribute_error_rate and window = min(20, n / 10); every DynFo "
+        "parameter, N = 10 % of the rows at most 20. Their defaults otherwise: OLVF and OCDS "
+        "`rule='paper'`, OCDS `tau=None` (1 / sqrt(t)), OVFM `copula='online-em'`, DynFo "
+        "`relearn='refit'` (the package's rule is 'improve'), `max_learners=None` "
+        "(`field_params`). OCDS and DynFo run with seeds 0-4; a run whose weights diverge "
+        "(OCDS on raw values) is kept and flagged `diverged` in the JSONL, as the package's "
+        "runs are kept.",
+        "",
         "**Two sets of streams.** *package*: the package's rows and masks (`mask_seed=42`, its "
         "default; one mask per data set and p). *review*: the same rows ordered and masked as "
         "the review's own code did for its published table (seed 2023; see `load`). The "
