@@ -1197,6 +1197,25 @@ def render(out: Path) -> None:
             summary += ["| paired | W | T | L |", "|---|---|---|---|"]
             summary += [f"| {k} | {v['W']} | {v['T']} | {v['L']} |" for k, v in tally.items()]
             summary.append("")
+    diverged: dict[str, set[str]] = defaultdict(set)
+    count: dict[str, int] = defaultdict(int)
+    for (_, d, _, m), rs in runs.items():
+        for r in rs:
+            if r.get("diverged"):
+                diverged[m].add(d)
+                count[m] += 1
+    if diverged:
+        summary += [
+            "Runs whose weights diverged (evofeat warned; kept, flagged `diverged` in the "
+            "JSONL): "
+            + "; ".join(
+                f"`{m}` {count[m]} of {sum(len(rs) for k, rs in runs.items() if k[3] == m)} "
+                f"runs, on {', '.join(sorted(ds))}"
+                for m, ds in diverged.items()
+            )
+            + ".",
+            "",
+        ]
     lines += ["## Summary", "", *summary]
     lines += _olvf_reproduction(runs, pub)
     lines += _olvf_check(out)
