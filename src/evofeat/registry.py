@@ -2,9 +2,11 @@
 
 Each module named here exposes a dict ``LEARNERS`` (or ``SELECTORS``) from
 name to a factory; the factories are imported only when a name is used.
-``"online-zscore+NAME"`` and ``"online-quantile+NAME"`` name the online
-learner NAME behind online scaling (:class:`evofeat.preprocessing.OnlineScaled`,
-keys of :data:`SCALED`), with NAME's parameters; ``"impute-copula+NAME"``
+``"online-zscore+NAME"``, ``"online-quantile+NAME"`` and
+``"online-quantile-sketch+NAME"`` (normal scores from a bounded sample, with a
+stated rank error) name the online learner NAME behind online scaling
+(:class:`evofeat.preprocessing.OnlineScaled`, keys of :data:`SCALED`), with
+NAME's parameters; ``"impute-copula+NAME"``
 behind online copula imputation (:class:`evofeat.preprocessing.Imputed`).
 """
 
