@@ -18,6 +18,7 @@ own code with seed 2023, so the masks differ from the package's) is shown beside
     python benchmarks/haphazard_review.py --peers none               # evofeat only (a minute)
     python benchmarks/haphazard_review.py --datasets wdbc --p 0.5    # one cell
     python benchmarks/haphazard_review.py --render                   # the report from the JSONL
+    python benchmarks/haphazard_review.py --demo     # run `evofeat demo` for the Targets, render
 
 Every finished (streams, data set, p, method, run) is appended to
 ``results/haphazard_review.jsonl`` as soon as it is done, so a killed run loses
@@ -34,6 +35,7 @@ import os
 import re
 import sys
 import time
+import warnings
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -80,6 +82,19 @@ CONTENDERS: tuple[tuple[str, str, dict[str, Any]], ...] = (
 )
 #: the contenders of the issue's target "online scaling in front of one fixed linear learner".
 SCALED = ("zscore+ftrl", "quantile+ftrl")
+#: evofeat's own versions of the field's four methods (``src/evofeat/haphazard/``), contenders
+#: too: (label, registered name). They get the review's hyperparameters per data set where the
+#: package's models get them (:func:`field_params`), their defaults otherwise; the random ones
+#: (OCDS, DynFo: a ``seed`` parameter) run with seeds 0 to ``--runs`` - 1, the others once.
+FIELD: tuple[tuple[str, str], ...] = (
+    ("ef-olvf", "olvf"),
+    ("ef-ocds", "ocds"),
+    ("ef-ovfm", "ovfm"),
+    ("ef-dynfo", "dynfo"),
+)
+RANDOM_FIELD = ("ocds", "dynfo")
+#: the recommended learner, fixed before the run (its members and rule are not chosen here).
+RECOMMENDED = "auto"
 
 
 def registered(name: str) -> bool:
@@ -120,6 +135,37 @@ def peer_params(peer: str, name: str, n_rows: int, n_features: int) -> dict[str,
         }
     if peer == "dynfo":
         given["N"] = min(20, int(n_rows * 0.1))  # the review: 10 % of the rows, at most 20
+    return given
+
+
+def field_params(name: str, dataset: str, n_rows: int, n_features: int) -> dict[str, Any]:
+    """The review's hyperparameters for evofeat's ``name``, as evofeat's learner names them.
+
+    OLVF: ``C``, ``C_bar``, ``B``, ``reg`` as given (default ``rule="paper"``). OCDS: ``alpha``,
+    ``beta1``, ``beta2`` as given (evofeat keeps the review's names), ``gamma = min(1, 150 / d)``
+    as for the package's; ``tau`` (``1 / sqrt(t)``) and ``rule="paper"`` its defaults. OVFM:
+    ``decay_choice``, ``contribute_error_rate`` as given and ``window = min(20, n / 10)`` (the
+    package runner's); ``copula="online-em"``, ``forget``, ``ridge`` its defaults. DynFo: every
+    parameter as the package's gets it (``N`` = 10 % of the rows, at most 20); ``relearn="refit"``
+    (the paper; the package's rule is ``"improve"``) and ``max_learners=None`` its defaults.
+    """
+    given = peer_params(name, dataset, n_rows, n_features)
+    if name == "olvf":
+        return {k: given[k] for k in ("C", "C_bar", "B", "reg")}
+    if name == "ocds":
+        review = json.loads(PARAMS.read_text())["ocds"][dataset]
+        return {
+            "alpha": review["alpha"],
+            "beta1": review["beta1"],
+            "beta2": review["beta2"],
+            "gamma": given["gamma"],
+        }
+    if name == "ovfm":
+        return {
+            "decay_choice": int(given["decay_choice"]),
+            "contribute_error_rate": float(given["contribute_error_rate"]),
+            "window": min(20, int(n_rows * 0.1)),
+        }
     return given
 
 
@@ -216,9 +262,12 @@ def scores_metrics(y01: np.ndarray, pred01: np.ndarray, score: np.ndarray) -> di
     from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
     ok = np.isfinite(score)
-    auroc = (
-        float(roc_auc_score(y01[ok], score[ok])) if ok.all() and len(np.unique(y01)) == 2 else None
-    )
+    with np.errstate(over="ignore", invalid="ignore"):  # huge finite scores of a diverged run
+        auroc = (
+            float(roc_auc_score(y01[ok], score[ok]))
+            if ok.all() and len(np.unique(y01)) == 2
+            else None
+        )
     return {
         "balanced_accuracy": 100.0 * float(balanced_accuracy_score(y01, pred01)),
         "accuracy": 100.0 * float(np.mean(y01 == pred01)),
@@ -244,13 +293,20 @@ def run_evofeat(name: str, params: dict[str, Any], ds: Any) -> dict[str, Any]:
     y01 = np.asarray(ds.y, dtype=np.int64)
     stream = Stream.from_dense(X, np.where(y01 == 1, 1, -1), task="binary")
     learner = make(name, **params)
-    t0 = time.thread_time()
-    res = prequential(learner, stream, keep_predictions=True)
-    cpu = time.thread_time() - t0
+    # a learner whose weights diverge on the raw values (OCDS on some data sets, as the
+    # package's) warns and goes on: the run is kept and flagged, as the package's runs are kept
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t0 = time.thread_time()
+        res = prequential(learner, stream, keep_predictions=True)
+        cpu = time.thread_time() - t0
+    diverged = any("diverged" in str(w.message) for w in caught)
     pred01 = (np.asarray(res.labels) == 1).astype(np.int64)
     out = scores_metrics(y01, pred01, np.asarray(res.scores, dtype=np.float64))
     out.update(n_rows=int(len(y01)), cpu_seconds=cpu, rows_per_s=len(y01) / max(cpu, 1e-9))
     out["correct"] = _bits(y01 == pred01)
+    if diverged:
+        out["diverged"] = True
     return out
 
 
@@ -364,6 +420,24 @@ def _append(path: Path, record: dict[str, Any]) -> None:
         os.fsync(f.fileno())
 
 
+def _store(
+    path: Path,
+    key: tuple[str, str, float, str, int],
+    kind: str,
+    params: dict[str, Any],
+    rec: dict[str, Any],
+) -> None:
+    """Append one finished run (``key``: streams, data set, p, method, run) and say so."""
+    st, d, p, method, seed = key
+    _append(path, {"streams": st, "dataset": d, "p": p, "method": method, "run": seed,
+                   "kind": kind, "params": params, **rec})  # fmt: skip
+    print(
+        f"{st:7s} {d:11s} p={p} {method:10s} seed {seed} "
+        f"BA {rec['balanced_accuracy']:.2f} ({rec['rows_per_s']:.0f} rows/s)",
+        flush=True,
+    )
+
+
 def run(args: argparse.Namespace) -> None:
     import haphazard
 
@@ -372,7 +446,8 @@ def run(args: argparse.Namespace) -> None:
         path.unlink()
     done = _done(path)
     published = published_table(data_root().parent / "papers" / "haphazard_review_published.md")
-    skipped = [label for label, name, _ in CONTENDERS if not registered(name)]
+    contenders = [*CONTENDERS, *((label, name, {}) for label, name in FIELD)]
+    skipped = [label for label, name, _ in contenders if not registered(name)]
     meta_path = args.out / "haphazard_review.meta.json"
     invocations = []
     if meta_path.exists() and not args.fresh:
@@ -391,27 +466,29 @@ def run(args: argparse.Namespace) -> None:
             {
                 "invocations": invocations,
                 "haphazard": haphazard.__version__,
-                "contenders": [[lbl, n, p] for lbl, n, p in CONTENDERS],
+                "contenders": [[lbl, n, p] for lbl, n, p in contenders],
                 "skipped_contenders": skipped,
                 "published": published,
             },
             indent=1,
         )
     )
-    cells = [(st, d, p) for st in STREAMS for d in args.datasets for p in args.p]
+    cells = [(st, d, p) for st in args.streams for d in args.datasets for p in args.p]
     # evofeat first: deterministic, one run each, fast.
     for st, d, p in cells:
         ds = None
-        for label, name, params in CONTENDERS:
-            if label not in args.methods or label in skipped or (st, d, p, label, 0) in done:
+        for label, name, params in contenders:
+            if label not in args.methods or label in skipped:
                 continue
-            ds = ds or load(d, p, st)
-            rec = run_evofeat(name, params, ds)
-            _append(path, {"streams": st, "dataset": d, "p": p, "method": label, "run": 0,
-                           "kind": "evofeat", "params": params, **rec})  # fmt: skip
-            print(
-                f"{st:7s} {d:11s} p={p} {label:10s} BA {rec['balanced_accuracy']:.2f}", flush=True
-            )
+            for seed in range(args.runs if name in RANDOM_FIELD else 1):
+                if (st, d, p, label, seed) in done:
+                    continue
+                ds = ds or load(d, p, st)
+                if (label, name) in FIELD:
+                    params = field_params(name, d, ds.n_samples, ds.n_features)
+                    params = {**params, "seed": seed} if name in RANDOM_FIELD else params
+                rec = run_evofeat(name, params, ds)
+                _store(path, (st, d, p, label, seed), "evofeat", params, rec)
     # Peers seed by seed, and within a seed the fast ones first over every cell (OLVF, then
     # OCDS, OVFM, DynFo): a run stopped early still has each finished peer on every cell.
     for seed in range(args.runs):
@@ -428,13 +505,7 @@ def run(args: argparse.Namespace) -> None:
                 ds = load(d, p, st, replace_with=0.0)
                 prm = peer_params(peer, d, ds.n_samples, ds.n_features)
                 rec = run_peer(peer, ds, prm, seed)
-                _append(path, {"streams": st, "dataset": d, "p": p, "method": peer, "run": seed,
-                               "kind": "peer", "params": prm, **rec})  # fmt: skip
-                print(
-                    f"{st:7s} {d:11s} p={p} {peer:6s} seed {seed} "
-                    f"BA {rec['balanced_accuracy']:.2f} ({rec['rows_per_s']:.0f} rows/s)",
-                    flush=True,
-                )
+                _store(path, (st, d, p, peer, seed), "peer", prm, rec)
     render(args.out)
 
 
@@ -454,36 +525,51 @@ def _load(out: Path) -> tuple[dict[str, Any], Runs]:
     return meta, runs
 
 
-def paired(ev: dict[str, Any], peer_runs: list[dict[str, Any]]) -> tuple[str, float]:
-    """W/T/L of a (deterministic) evofeat run against a peer, and the paired test's p value.
+def paired(ev_runs: list[dict[str, Any]], peer_runs: list[dict[str, Any]]) -> tuple[str, float]:
+    """W/T/L of an evofeat contender's runs against a peer's runs, and the test's p value.
 
-    A random peer with at least 3 seeds done: a t test on the paired differences of balanced
-    accuracy (evofeat's one value on the one mask pairs with every seed). A deterministic
-    peer (OLVF), or a random one with fewer seeds done: McNemar's exact test on the rows one
-    got right and the other wrong against its first run (so it tests accuracy, not balanced
-    accuracy). Significance at 0.05.
+    A deterministic contender (one run) against a random peer with at least 3 seeds done: a
+    t test on the paired differences of balanced accuracy (the contender's one value on the
+    one mask pairs with every seed). A random contender (evofeat's OCDS, DynFo: at least 3
+    seeds) against a random peer with at least 3 seeds: Welch's t test (their seeds are not
+    the same draws, so unpaired); against a deterministic peer: a t test of its values against
+    the peer's one value. Otherwise (a deterministic peer, OLVF, or a random one with fewer
+    seeds done): McNemar's exact test on the rows one got right and the other wrong, first
+    runs against each other (so it tests accuracy, not balanced accuracy). Significance at 0.05.
     """
     from scipy import stats
 
-    a = ev["balanced_accuracy"]
-    if len(peer_runs) >= 3:
-        diff = np.array([a - r["balanced_accuracy"] for r in peer_runs])
-        if np.allclose(diff, diff[0]):
-            pval = 0.0 if diff[0] != 0 else 1.0
+    a = np.array([r["balanced_accuracy"] for r in ev_runs])
+    z = np.array([r["balanced_accuracy"] for r in peer_runs])
+    if len(a) >= 3 or len(z) >= 3:
+        if len(a) >= 3 and len(z) >= 3:
+            diff = np.array([a.mean() - z.mean()])
+            pval = float(stats.ttest_ind(a, z, equal_var=False).pvalue)
         else:
-            pval = float(stats.ttest_1samp(diff, 0.0).pvalue)
+            diff = (a[:, None] - z[None, :]).ravel()
+            if np.allclose(diff, diff[0]):
+                pval = 0.0 if diff[0] != 0 else 1.0
+            else:
+                pval = float(stats.ttest_1samp(diff, 0.0).pvalue)
+        if np.isnan(pval):  # no spread on either side: a constant difference
+            pval = 0.0 if diff[0] != 0 else 1.0
         mean = float(diff.mean())
     else:
-        r = peer_runs[0]
+        ev, r = ev_runs[0], peer_runs[0]
         n = r["n_rows"]
         x = _unbits(ev["correct"], ev["n_rows"])[ev["n_rows"] - n :]
-        z = _unbits(r["correct"], n)
-        b, c = int(np.sum(x & ~z)), int(np.sum(~x & z))
+        zz = _unbits(r["correct"], n)
+        b, c = int(np.sum(x & ~zz)), int(np.sum(~x & zz))
         pval = float(stats.binomtest(b, b + c, 0.5).pvalue) if b + c else 1.0
-        mean = a - r["balanced_accuracy"]
+        mean = float(a[0] - z[0])
     if pval < 0.05:
         return ("W" if mean > 0 else "L"), pval
     return "T", pval
+
+
+def _mean(rs: list[dict[str, Any]], key: str = "balanced_accuracy") -> float:
+    """The mean of ``key`` over a method's runs in a cell (one run: its value)."""
+    return float(np.mean([r[key] for r in rs]))
 
 
 def _ms(rs: list[dict[str, Any]], key: str) -> str:
@@ -532,18 +618,19 @@ def _accuracy_tables(
                 if not rs:
                     cells.append("-")
                     continue
-                ev = rs[0]
-                evs.append(ev["balanced_accuracy"])
+                ba = _mean(rs)
+                evs.append(ba)
                 marks = []
                 for q in peers:
                     qr = runs.get((st, d, p, q))
                     if qr:
-                        w, _ = paired(ev, qr)
+                        w, _ = paired(rs, qr)
                         tally[f"`{lbl}` vs {q.upper()}"][w] += 1
                         marks.append(w)
                 if best is not None and d in SMALL:
-                    ahead[lbl] += ev["balanced_accuracy"] >= best
-                cells.append(f"{ev['balanced_accuracy']:.2f} {''.join(marks)}".strip())
+                    ahead[lbl] += ba >= best
+                shown = f"{ba:.2f}" if len(rs) == 1 else _ms(rs, "balanced_accuracy")
+                cells.append(f"{shown} {''.join(marks)}".strip())
             for q in peers:
                 cells.append(_ms(runs.get((st, d, p, q), []), "balanced_accuracy"))
             if best is not None and d in SMALL and evs:
@@ -552,6 +639,8 @@ def _accuracy_tables(
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     lines += [
+        "evofeat's own OCDS and DynFo (`ef-ocds`, `ef-dynfo`: random) show the mean ± std over "
+        "their seeds; the other contenders are deterministic (one run). "
         "The letters after an evofeat number: its paired result against each peer run here, "
         "in the order of the peer columns (W win, T tie, L loss at p < 0.05). "
         "'best evofeat' is the best of the contenders, chosen after the fact.",
@@ -638,6 +727,382 @@ def _seeds_done(runs: Runs) -> list[str]:
     ]
 
 
+# ------------------------------------------------------------------ targets (issue 25)
+#: the per-row Python peers: the package's four models (its runner feeds them row by row).
+LEADERBOARD_PER_ROW = ("river:pa", "river:logreg", "river:perceptron")
+DEMO_FILE = "haphazard_review.demo.md"
+
+
+def _cell_keys(runs: Runs, st: str) -> list[tuple[str, float]]:
+    return [(d, p) for p in PROBS for d in DATASETS if (st, d, p, RECOMMENDED) in runs]
+
+
+def _published_best(pub: dict[str, Any], d: str, p: float) -> tuple[str, float] | None:
+    row = pub.get(f"{d}|{p}", {})
+    if not row:
+        return None
+    m = max(row, key=lambda k: row[k][0])
+    return m, float(row[m][0])
+
+
+def _leaderboard(out: Path) -> dict[str, Any] | None:
+    """Per leaderboard cell: ``auto``'s gap to evofeat's best single learner and its paired
+    verdicts against each peer ahead of it on average (``benchmarks/leaderboard.py``'s
+    ``paired``, the same tests as its report; a peer not ahead cannot be a loss) and its speed
+    ratio against each. Kept in ``haphazard_review.leaderboard.json`` with the hash of
+    ``leaderboard.json`` it was computed from (its Wilcoxon tests take minutes)."""
+    import hashlib
+    import importlib
+
+    path, cache = out / "leaderboard.json", out / "haphazard_review.leaderboard.json"
+    if not path.exists():
+        return None
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    if cache.exists() and json.loads(cache.read_text())["sha256"] == sha:
+        return dict(json.loads(cache.read_text())["cells"])
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    lb = importlib.import_module("leaderboard")
+    summary: dict[str, Any] = {}
+    for k, c in json.loads(path.read_text())["cells"].items():
+        L = c["learners"]
+        full = {m: v for m, v in L.items() if "acc" in v and len(v["acc"]) == c["orders"]}
+        rec = f"evofeat:{lb.RECOMMENDED}"
+        singles = {m: v for m, v in full.items() if m.startswith("evofeat:") and m != rec}
+        if rec not in full or not singles:
+            continue
+        best = max(singles, key=lambda m: np.mean(singles[m]["acc"]))
+        summary[k] = {
+            "best": best,
+            "gap": 100 * float(np.mean(full[rec]["acc"]) - np.mean(full[best]["acc"])),
+            "vs": {
+                q: {
+                    # only a peer ahead on average can be a loss: the tests run for those alone
+                    **(
+                        lb.paired(full[rec]["acc"], v["acc"])
+                        if np.mean(full[rec]["acc"]) < np.mean(v["acc"])
+                        else {
+                            "diff": float(np.mean(full[rec]["acc"]) - np.mean(v["acc"])),
+                            "t": "not behind",
+                            "w": "not behind",
+                        }  # fmt: skip
+                    ),
+                    "rec_speed": float(np.median(full[rec]["rows_s"]) / np.median(v["rows_s"])),
+                }
+                for q, v in full.items()
+                if not q.startswith("evofeat:")
+            },
+        }
+    cache.write_text(json.dumps({"sha256": sha, "cells": summary}, indent=1))
+    return summary
+
+
+def _demo_rates(out: Path) -> dict[str, dict[str, float]] | None:
+    """``{data set: {"majority class": rate, "auto": accuracy, ...}}`` from the stored demo."""
+    path = out / DEMO_FILE
+    if not path.exists():
+        return None
+    rates: dict[str, dict[str, float]] = defaultdict(dict)
+    for line in path.read_text().splitlines():
+        cells = [c.strip().strip("`*") for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and re.fullmatch(r"[0-9.]+", cells[-1]):
+            # "majority class (baseline)", "auto (recommended)", "PA-I (Crammer ...) on ..."
+            rates[cells[0]][cells[1].split(" (")[0]] = float(cells[-1])
+    return dict(rates)
+
+
+def run_demo(out: Path) -> None:
+    """Run ``evofeat demo`` (its defaults) and store what it prints for the Targets section."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-c", "from evofeat.cli import main; main()", "demo", "--out", tmp]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode:
+            sys.exit(f"`evofeat demo` failed:\n{done.stderr}")
+        text = done.stdout
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    table = "\n".join(t for t in text.splitlines() if t.startswith("|"))  # not its temp paths
+    (out / DEMO_FILE).write_text(f"<!-- `evofeat demo` ({when}) -->\n{table}\n")
+    print(text)
+
+
+def _verdict(n_met: int, n: int, need: int) -> str:
+    return "met" if n_met >= need else f"missed by {need - n_met} (cells)"
+
+
+def targets(out: Path, runs: Runs, pub: dict[str, Any], labels: list[str]) -> list[str]:
+    """The Targets section: one row per target of issue 25, measured from the stored runs."""
+    rec = RECOMMENDED
+    singles = [m for m in labels if m != rec]
+    rows: list[tuple[str, str, str, str]] = []
+    notes: list[str] = []
+
+    # 1. auto >= the published best on every data set x p cell
+    for st in ("review", "package"):
+        keys = [k for k in _cell_keys(runs, st) if _published_best(pub, *k)]
+        behind, nobody = [], 0
+        for d, p in keys:
+            m, best = _published_best(pub, d, p)  # type: ignore[misc]
+            gap = _mean(runs[(st, d, p, rec)]) - best
+            if gap < 0:
+                behind.append(f"{d} {p} {gap:+.2f} ({m})")
+                nobody += all(
+                    _mean(runs[(st, d, p, x)]) < best for x in singles if (st, d, p, x) in runs
+                )
+        met = len(keys) - len(behind)
+        rows.append(
+            (
+                f"`auto` >= the review's published best, every data set x p ({st} streams)",
+                f"{met} of {len(keys)} cells",
+                _verdict(met, len(keys), len(keys)),
+                (
+                    "behind: "
+                    + "; ".join(behind)
+                    + f". In {nobody} of these {len(behind)} cells no evofeat contender "
+                    "reaches the published best either"
+                )
+                if behind
+                else "",
+            )
+        )
+
+    # 2. no paired loss against any peer (review's cells; the leaderboard's)
+    for st in STREAMS:
+        losses, pairs = [], 0
+        for d, p in _cell_keys(runs, st):
+            for q in PEERS:
+                qr = runs.get((st, d, p, q))
+                if not qr:
+                    continue
+                pairs += 1
+                w, pv = paired(runs[(st, d, p, rec)], qr)
+                if w == "L":
+                    gap = _mean(runs[(st, d, p, rec)]) - _mean(qr)
+                    losses.append(f"{d} {p} to {q.upper()} ({gap:+.2f}, p = {pv:.3f})")
+        cells_lost = len({x.split(" to ")[0] for x in losses})
+        total = len(_cell_keys(runs, st))
+        rows.append(
+            (
+                f"`auto` has no paired loss against any peer run here ({st} streams; "
+                + ", ".join(q.upper() for q in PEERS if any(k[0] == st and k[3] == q for k in runs))
+                + ")",
+                f"{total - cells_lost} of {total} cells without a loss; {len(losses)} losses "
+                f"in {pairs} pairs",
+                _verdict(total - cells_lost, total, total),
+                "losses: " + "; ".join(losses) if losses else "",
+            )
+        )
+    board = _leaderboard(out)
+    if board:
+        done = board
+        losses = [
+            f"{k} to {q} ({100 * v['diff']:+.2f} points)"
+            for k, a in done.items()
+            for q, v in a["vs"].items()
+            if "loss" in (v["t"], v["w"])
+        ]
+        cells_lost = len({x.split(" to ")[0] for x in losses})
+        rows.append(
+            (
+                "`auto` has no paired loss against any peer (leaderboard; t-test or Wilcoxon "
+                "over the 10 orders)",
+                f"{len(done) - cells_lost} of {len(done)} cells without a loss; {len(losses)} "
+                "losses",
+                _verdict(len(done) - cells_lost, len(done), len(done)),
+                "losses: " + "; ".join(losses) if losses else "",
+            )
+        )
+
+    # 3. within 0.5 points of evofeat's best single learner (after the fact) on >= 90 %
+    for st in STREAMS:
+        keys = _cell_keys(runs, st)
+        gaps = {}
+        for d, p in keys:
+            vals = {m: _mean(runs[(st, d, p, m)]) for m in singles if (st, d, p, m) in runs}
+            if vals:
+                best = max(vals, key=lambda m: vals[m])
+                gaps[(d, p)] = (_mean(runs[(st, d, p, rec)]) - vals[best], best)
+        close = sum(g >= -0.5 for g, _ in gaps.values())
+        need = int(np.ceil(0.9 * len(gaps)))
+        far = sorted(gaps.items(), key=lambda kv: kv[1][0])
+        rows.append(
+            (
+                f"`auto` within 0.5 points of evofeat's best single contender, chosen after the "
+                f"fact ({st} streams; among " + ", ".join(f"`{m}`" for m in singles) + ")",
+                f"{close} of {len(gaps)} cells ({100 * close / max(len(gaps), 1):.0f} %)",
+                _verdict(close, len(gaps), need),
+                "further: "
+                + "; ".join(f"{d} {p} {g:+.2f} (`{m}`)" for (d, p), (g, m) in far if g < -0.5),
+            )
+        )
+    if board:
+        done = board
+        gaps_lb = {k: float(a["gap"]) for k, a in done.items()}
+        close = sum(g >= -0.5 for g in gaps_lb.values())
+        need = int(np.ceil(0.9 * len(gaps_lb)))
+        rows.append(
+            (
+                "`auto` within 0.5 points of evofeat's best single learner, chosen after the fact "
+                "(leaderboard; accuracy)",
+                f"{close} of {len(gaps_lb)} cells ({100 * close / max(len(gaps_lb), 1):.0f} %)",
+                _verdict(close, len(gaps_lb), need),
+                f"median gap {np.median(list(gaps_lb.values())):+.2f} points, worst "
+                f"{min(gaps_lb.values()):+.2f} ({min(gaps_lb, key=lambda k: gaps_lb[k])})",
+            )
+        )
+
+    # 4. online scaling in front of one fixed linear learner >= published best in >= 20 of 33
+    for lbl in (x for x in SCALED if x in labels):
+        for st in ("review", "package"):
+            keys = [
+                (d, p)
+                for p in PROBS
+                for d in SMALL
+                if (st, d, p, lbl) in runs and _published_best(pub, d, p)
+            ]
+            behind = [
+                f"{d} {p} {_mean(runs[(st, d, p, lbl)]) - _published_best(pub, d, p)[1]:+.2f}"  # type: ignore[index]
+                for d, p in keys
+                if _mean(runs[(st, d, p, lbl)]) < _published_best(pub, d, p)[1]  # type: ignore[index]
+            ]
+            met = len(keys) - len(behind)
+            rows.append(
+                (
+                    f"`{lbl}` >= the published best in >= 20 of the 33 cells of the 11 smaller "
+                    f"data sets ({st} streams)",
+                    f"{met} of {len(keys)} cells",
+                    _verdict(met, len(keys), 20),
+                    "behind: " + "; ".join(behind),
+                )
+            )
+
+    # 5. auto >= 10x the rows/s of every per-row Python peer in every cell
+    for st in STREAMS:
+        ratios = {}
+        for d, p in _cell_keys(runs, st):
+            ours = float(np.median([r["rows_per_s"] for r in runs[(st, d, p, rec)]]))
+            for q in PEERS:
+                qr = runs.get((st, d, p, q))
+                if qr:
+                    theirs = float(np.median([r["rows_per_s"] for r in qr]))
+                    ratios.setdefault((d, p), []).append((ours / theirs, q))
+        slow = {k: min(v) for k, v in ratios.items() if min(v)[0] < 10}
+        lowest = min((min(v) + k for k, v in ratios.items()), default=None)
+        rows.append(
+            (
+                f"`auto` >= 10x the rows/s of every per-row Python peer ({st} streams: the "
+                "package's models)",
+                f"{len(ratios) - len(slow)} of {len(ratios)} cells",
+                _verdict(len(ratios) - len(slow), len(ratios), len(ratios)),
+                (
+                    f"lowest ratio {lowest[0]:,.1f}x ({lowest[1].upper()}, {lowest[2]} "
+                    f"p = {lowest[3]})"
+                    if lowest
+                    else ""
+                )
+                + (
+                    "; under 10x: "
+                    + "; ".join(
+                        f"{d} {p} {r:.1f}x ({q.upper()})" for (d, p), (r, q) in slow.items()
+                    )
+                    if slow
+                    else ""
+                ),
+            )
+        )
+    if board:
+        done = board
+        slow_lb, n_lb, worst = [], 0, None
+        for k, a in done.items():
+            vs = [(v["rec_speed"], q) for q, v in a["vs"].items() if q in LEADERBOARD_PER_ROW]
+            if not vs:
+                continue
+            n_lb += 1
+            r, q = min(vs)
+            worst = min(worst, (r, q, k)) if worst else (r, q, k)
+            if r < 10:
+                slow_lb.append(k)
+        rows.append(
+            (
+                "`auto` >= 10x the rows/s of every per-row Python peer (leaderboard: River's "
+                "PA, LogisticRegression, Perceptron)",
+                f"{n_lb - len(slow_lb)} of {n_lb} cells",
+                _verdict(n_lb - len(slow_lb), n_lb, n_lb),
+                (f"lowest ratio {worst[0]:.1f}x ({worst[1]}, {worst[2]})" if worst else "")
+                + "; Vowpal Wabbit (C++ behind its bindings) and OpenMOA (Java) are not "
+                "per-row Python peers, not counted",
+            )
+        )
+
+    # 6. the demo
+    demo = _demo_rates(out)
+    if demo:
+        above = {d: v for d, v in demo.items() if v.get(rec, 0.0) > v.get("majority class", 1.0)}
+        rows.append(
+            (
+                "`evofeat demo`: `auto` above the majority-class rate on every data set shown",
+                f"{len(above)} of {len(demo)} data sets",
+                _verdict(len(above), len(demo), len(demo)),
+                "; ".join(
+                    f"{d} {v.get(rec, float('nan')):.3f} against {v.get('majority class', float('nan')):.3f}"
+                    for d, v in demo.items()
+                ),
+            )
+        )
+    lines = [
+        "## Targets (issue 25; measured here, reported, not asserted)",
+        "",
+        "Generated by `--render` from the stored runs (`haphazard_review.jsonl`), the "
+        "leaderboard's `leaderboard.json` (`benchmarks/leaderboard.py`'s `paired` tests over "
+        "its 10 orders, cached in `haphazard_review.leaderboard.json`) and the stored output "
+        "of `evofeat demo` "
+        f"(`{DEMO_FILE}`, made by `--demo`). `auto` is evofeat's recommended learner, its "
+        "members and rule fixed before these runs; a cell is a data set x p (review) or a data "
+        "set x scenario (leaderboard). Means over a method's runs; paired verdicts as in the "
+        "tables below (p < 0.05).",
+        "",
+        "| target | measured | verdict | detail |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {t} | {m} | {v} | {d} |" for t, m, v, d in rows]
+    if any(v != "met" for _, _, v, _ in rows):
+        lines += ["", "**Why, where a target is missed** (from measurements that exist):", ""]
+        lines += [f"- {why}" for why in WHY]
+    return lines + ["", *notes]
+
+
+#: the causes measured elsewhere for the targets missed above (each names its measurement).
+WHY = (
+    "*Behind the published best, and paired losses on the review's cells.* Most cells behind "
+    "are wpbc, ionosphere and svmguide3; in about half of the cells behind no evofeat "
+    "contender (the linear learners behind online scaling, and evofeat's own OLVF, OCDS, "
+    "OVFM and DynFo) reaches the published best either (the count is in the row). The two ways issue 25 names to close what remains were measured "
+    "on held-out streams before the run and did not enter `auto`: recovering absent "
+    "features by the copula's conditional mean helped in 1 cell and hurt in 2 "
+    "(`benchmarks/investigations/imputation_selection.py`, docs/which-learner.md), and "
+    "DynFo as a member changed `auto` by at most 0.0008 (its vote shares are often exactly "
+    "0 or 1, so the mixture gives it no weight; "
+    "`benchmarks/investigations/nonlinear_selection.py`).",
+    "*Within 0.5 points of the best single learner.* `auto`'s guarantee is on the log loss "
+    "(at most ln K above its best member), not on accuracy; on the held-out streams its "
+    "members and rule were chosen on, it was within 0.5 points of the best member in 15 of "
+    "25 cells (`benchmarks/investigations/auto_selection.py`, "
+    "`docs/reports/investigations/auto_selection.md`): a member with the best accuracy but a "
+    "poor log loss (PA-I's squashed margin on ijcnn1) does not get the weight. Here the best "
+    "single learner is also chosen after the fact among more learners than `auto`'s members.",
+    "*Speed.* `auto` runs five learners and costs about the sum of its members: "
+    "`benchmarks/results/speed_auto.md` measures 0.38-0.40 M rows/s on long dense and "
+    "a8a-like streams, 3.7-3.8x River's PAClassifier and 1.8-2.7x its LogisticRegression, "
+    "so 10x River is out of reach with five members; against the package's models the "
+    "cells under 10x are listed in the row, with the peer (the rows/s table below has "
+    "every method's).",
+    "*Leaderboard losses.* Listed in the row, each under 3 points "
+    "(`benchmarks/results/leaderboard.md`, its `auto` section).",
+)
+
+
 def render(out: Path) -> None:
     """Write ``haphazard_review.md`` from the JSONL and the meta file."""
     meta, runs = _load(out)
@@ -674,6 +1139,19 @@ def render(out: Path) -> None:
         "beta2 / 2 so that the package's beta2 is the review's, gamma = min(1, 150 / d); the "
         "review's T and beta0 have no counterpart in the package's rewrite).",
         "",
+        "**evofeat's own OLVF, OCDS, OVFM and DynFo** (`ef-olvf`, `ef-ocds`, `ef-ovfm`, "
+        "`ef-dynfo`: the registered learners of `evofeat.haphazard`, each as its paper defines "
+        "it) run on the same rows as the other contenders (absent = NaN) with the review's "
+        "hyperparameters where the package's models get them: OLVF's C, C_bar, B, reg; OCDS's "
+        "alpha, beta1, beta2 (the review's own) and gamma = min(1, 150 / d); OVFM's "
+        "decay_choice, contribute_error_rate and window = min(20, n / 10); every DynFo "
+        "parameter, N = 10 % of the rows at most 20. Their defaults otherwise: OLVF and OCDS "
+        "`rule='paper'`, OCDS `tau=None` (1 / sqrt(t)), OVFM `copula='online-em'`, DynFo "
+        "`relearn='refit'` (the package's rule is 'improve'), `max_learners=None` "
+        "(`field_params`). OCDS and DynFo run with seeds 0-4; a run whose weights diverge "
+        "(OCDS on raw values) is kept and flagged `diverged` in the JSONL, as the package's "
+        "runs are kept.",
+        "",
         "**Two sets of streams.** *package*: the package's rows and masks (`mask_seed=42`, its "
         "default; one mask per data set and p). *review*: the same rows ordered and masked as "
         "the review's own code did for its published table (seed 2023; see `load`). The "
@@ -685,6 +1163,8 @@ def render(out: Path) -> None:
         "against OLVF, and against a random peer's seed 0 where fewer seeds are done.",
         "",
     ]
+    if RECOMMENDED in labels:
+        lines += targets(out, runs, pub, labels)
     if meta["skipped_contenders"]:
         lines += [
             "Not registered when this ran, so skipped (the lead reruns the script later): "
@@ -717,12 +1197,32 @@ def render(out: Path) -> None:
             summary += ["| paired | W | T | L |", "|---|---|---|---|"]
             summary += [f"| {k} | {v['W']} | {v['T']} | {v['L']} |" for k, v in tally.items()]
             summary.append("")
+    diverged: dict[str, set[str]] = defaultdict(set)
+    count: dict[str, int] = defaultdict(int)
+    for (_, d, _, m), rs in runs.items():
+        for r in rs:
+            if r.get("diverged"):
+                diverged[m].add(d)
+                count[m] += 1
+    if diverged:
+        summary += [
+            "Runs whose weights diverged (evofeat warned; kept, flagged `diverged` in the "
+            "JSONL): "
+            + "; ".join(
+                f"`{m}` {count[m]} of {sum(len(rs) for k, rs in runs.items() if k[3] == m)} "
+                f"runs, on {', '.join(sorted(ds))}"
+                for m, ds in diverged.items()
+            )
+            + ".",
+            "",
+        ]
     lines += ["## Summary", "", *summary]
     lines += _olvf_reproduction(runs, pub)
     lines += _olvf_check(out)
     lines += _seeds_done(runs)
     peers = [q for q in PEERS if any(k[0] == "package" and k[3] == q for k in runs)]
     methods = labels + peers
+    same = [(lbl, q) for lbl, q in FIELD if lbl in labels and q in peers]
     lines += ["## AUROC (%) on the package streams", ""]
     for p in PROBS:
         lines += [
@@ -741,8 +1241,12 @@ def render(out: Path) -> None:
         "",
         "## Rows/s (CPU time of the calling thread; median over p and runs, package streams)",
         "",
-        "| data set | " + " | ".join(methods) + " | slowest evofeat / fastest peer |",
-        "|---" * (2 + len(methods)) + "|",
+        "| data set | "
+        + " | ".join(methods)
+        + f" | `{RECOMMENDED}` / fastest peer | "
+        + " | ".join(f"`{lbl}` / {q.upper()}" for lbl, q in same)
+        + " |",
+        "|---" * (2 + len(methods) + len(same)) + "|",
     ]
     for d in DATASETS:
         vals, speed = [], {}
@@ -751,9 +1255,12 @@ def render(out: Path) -> None:
             if rs:
                 speed[m] = float(np.median([r["rows_per_s"] for r in rs]))
             vals.append(f"{speed[m]:,.0f}" if m in speed else "-")
-        ours = [speed[m] for m in labels if m in speed]
         theirs = [speed[m] for m in peers if m in speed]
-        vals.append(f"{min(ours) / max(theirs):,.1f}x" if ours and theirs else "-")
+        vals.append(
+            f"{speed[RECOMMENDED] / max(theirs):,.1f}x" if RECOMMENDED in speed and theirs else "-"
+        )
+        for lbl, q in same:  # evofeat's version of a method against the package's
+            vals.append(f"{speed[lbl] / speed[q]:,.0f}x" if lbl in speed and q in speed else "-")
         if speed:
             lines.append(f"| {d} | " + " | ".join(vals) + " |")
     lines += [
@@ -776,7 +1283,10 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--p", default=",".join(map(str, PROBS)))
-    ap.add_argument("--methods", default=",".join(c[0] for c in CONTENDERS))
+    ap.add_argument("--streams", default=",".join(STREAMS), help="package, review or both")
+    ap.add_argument(
+        "--methods", default=",".join([c[0] for c in CONTENDERS] + [f[0] for f in FIELD])
+    )
     ap.add_argument("--peers", default=",".join(PEERS), help="'none' for evofeat only")
     ap.add_argument(
         "--review-peers", default="olvf", help="peers also run on the review's own streams"
@@ -786,17 +1296,24 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--fresh", action="store_true", help="discard stored runs")
     ap.add_argument("--render", action="store_true", help="only rewrite the report")
     ap.add_argument(
+        "--demo", action="store_true", help="run `evofeat demo` for the Targets, then render"
+    )
+    ap.add_argument(
         "--check-olvf", action="store_true", help="compare the package's OLVF with half-step PA-I"
     )
     args = ap.parse_args(argv)
     args.datasets = [d for d in args.datasets.split(",") if d]
     args.p = [float(p) for p in args.p.split(",")]
+    args.streams = [st for st in STREAMS if st in args.streams.split(",")]
     args.methods = args.methods.split(",")
     args.peers = [] if args.peers == "none" else args.peers.split(",")
     args.review_peers = [] if args.review_peers == "none" else args.review_peers.split(",")
     args.out.mkdir(parents=True, exist_ok=True)
     if args.check_olvf:
         check_olvf(args)
+    elif args.demo:
+        run_demo(args.out)
+        render(args.out)
     elif args.render:
         render(args.out)
     else:

@@ -7,13 +7,15 @@ import pickle
 
 import numpy as np
 import pytest
+from evofeat.ensemble._auto import mix_update
 
 from evofeat import io
 from evofeat.base import InputError
-from evofeat.ensemble.auto import Auto, mix_update, mixture_reference
+from evofeat.ensemble.auto import Auto
 from evofeat.evaluate import prequential
 from evofeat.streams import evolvable, haphazard
 from evofeat.streams.stream import Stream
+from reference.auto import member_scores, mixture_reference
 
 
 def _data(n: int = 400, d: int = 6, seed: int = 0, noise: float = 0.3) -> tuple[np.ndarray, ...]:
@@ -56,8 +58,7 @@ def test_scores_are_the_numpy_mixture_of_the_members_run_alone(share: bool) -> N
     X, y = _data(seed=3)
     X[np.random.default_rng(3).random(X.shape) < 0.3] = np.nan  # absent entries
     model = Auto(share=share)
-    model._reset()
-    members = model._member_scores(X, y.astype(float))
+    members = member_scores(model, X, y.astype(float))
     got = prequential(
         model, Stream.from_dense(X, y, [f"f{j}" for j in range(X.shape[1])]), keep_predictions=True
     ).scores

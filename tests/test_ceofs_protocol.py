@@ -24,8 +24,8 @@ from conftest import requires_data
 from evofeat._parallel import one_blas_thread
 from evofeat.cli import main
 from evofeat.experiments.base import Cell
+from evofeat.experiments.sections import ANY, View
 from evofeat.papers import ceofs
-from evofeat.report.paper import ANY, View
 
 _METRICS = {"svm_rbf_folds": "accuracy_svm", "knn3_folds": "accuracy_knn3",
             "n_selected_folds": "n_selected"}  # fmt: skip

@@ -83,10 +83,15 @@ def full(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, pd.DataFrame, P
 
 def test_table2_pools_every_fold_in_percent(full: tuple[str, pd.DataFrame, Path]) -> None:
     report, res, _ = full
+    # a baseline's row follows LOFS's rules; the textbook rule is its named variant row
     svm = _stored(res, "madelon", "alpha-investing", "svm_rbf_folds", variant="lofs")
-    got = _row(report, "madelon", "Alpha-investing (LOFS)")
+    got = _row(report, "madelon", "Alpha-investing")
     assert got[2] == "LR test of least squares" and got[3] == mean_std(100 * svm)
-    sel = _stored(res, "colon-discretized", "osfs", "n_selected_folds", variant="textbook")
+    book = _stored(res, "madelon", "alpha-investing", "svm_rbf_folds", variant="textbook")
+    assert _row(report, "madelon", "Alpha-investing (textbook)")[3] == mean_std(100 * book)
+    assert mean_std(100 * book) != mean_std(100 * svm)  # the fake data tells the two rules apart
+    assert "(LOFS)" not in report
+    sel = _stored(res, "colon-discretized", "osfs", "n_selected_folds", variant="lofs")
     assert _row(report, "colon-discretized", "OSFS")[2:6:3] == ["g2", mean_std(sel)]
     assert "Mean ± std over 10 folds x 1 repeat(s)" in report
 
@@ -114,11 +119,13 @@ def test_table3_reads_each_method_and_the_time_per_arriving_feature(
     head = "| data set | arriving | CEOFS (s) |"
     table = report[report.index(head) :].split("\n\n")[0]
     row = _row(table, "arcene")
-    online = _stored(res, "arcene", "saola", "online_seconds_folds", variant="textbook")
+    online = _stored(res, "arcene", "saola", "online_seconds_folds", variant="lofs")
     ceofs = _stored(res, "arcene", "ceofs", "online_seconds_folds")
     assert row[1] == "8" and row[7] == f"{online.mean():.4g}"
     assert row[8] == f"{1000 * ceofs.mean() / 8:.4g}"
     assert "load average at the end of the cells was 1.5" in report
+    alpha = _stored(res, "madelon", "alpha-investing", "online_seconds_folds", variant="lofs")
+    assert _row(table, "madelon")[4] == f"{alpha.mean():.4g}"  # the baselines' LOFS rule
 
 
 def test_figure4_and_the_groups_table(full: tuple[str, pd.DataFrame, Path]) -> None:
@@ -139,7 +146,8 @@ def test_a_quick_run_is_read_through_its_own_folds(tmp_path: Path) -> None:
     assert svm.size == 2 and _row(report, "colon", "COFS")[3] == mean_std(100 * svm)
     assert "| isolet | features | – | – | 50.0 ± 0.0 | – | 70.0 ± 0.0 | – |" in report
     assert "| data set | hill-valley |" in report  # the quick groups cell
-    assert "(LOFS)" not in report.split("## Table 3")[0].split("## Table 2")[1]
+    assert "(textbook)" not in report.split("## Table 3")[0].split("## Table 2")[1]
+    assert "--param variant=lofs" in _row(report, "colon", "OSFS")[-1]  # the baseline rule runs
 
 
 def test_the_declaration_keeps_its_cells() -> None:

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from evofeat.cli import main
 from evofeat.experiments import get_paper
 from evofeat.experiments.base import Cell
+from evofeat.experiments.sections import Figure, Line, Results, Table
 from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
 from evofeat.experiments.store import ResultStore
-from evofeat.report.paper import Figure, Line, Results, Table
 
 
 def _toy(**kw: object) -> PaperSpec:
@@ -122,6 +122,24 @@ def test_render_writes_every_declared_section(tmp_path: Path) -> None:
     assert "## Runtime" not in text  # no timing stored, no runtime section
 
 
+def test_the_stored_document_alone_renders_the_report(tmp_path: Path) -> None:
+    """report.json is plain data: rendered elsewhere, with no paper at hand, it gives the same report."""
+    import json
+
+    from evofeat.report.paper import render
+
+    spec = _toy()
+    path = spec.write_report(_results(spec), tmp_path / "run", "evofeat reproduce toy")
+    doc = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
+    kinds = {next(iter(p)) for s in doc["sections"] for p in s if isinstance(p, dict)}
+    assert kinds == {"table", "figure"}  # tables and the figure are records, not Markdown
+    again = render(doc, tmp_path / "elsewhere")
+    assert again.read_bytes() == path.read_bytes()
+    assert (tmp_path / "elsewhere" / "fig.png").read_bytes() == (
+        tmp_path / "run" / "fig.png"
+    ).read_bytes()
+
+
 def test_stsd_declaration_keeps_the_stored_cell_keys() -> None:
     """The keys of results computed before the declaration (and being computed now) stay valid."""
     p = get_paper("stsd")
@@ -208,7 +226,7 @@ def test_ofs_declaration_keeps_the_stored_cell_keys() -> None:
 
 
 def test_signed_verdicts_and_table_subsets_render(tmp_path: Path) -> None:
-    from evofeat.report.paper import View, summary
+    from evofeat.experiments.sections import View, summary
 
     spec = _toy(signed=True)
     text = spec.write_report(_results(spec), tmp_path, "x").read_text()
@@ -303,7 +321,7 @@ def test_adaptive_rows_render_from_the_json_with_their_count(tmp_path: Path) -> 
     """The adaptive section reads the investigation's JSON at render time, one paper's cells."""
     import json
 
-    from evofeat.report.paper import Adaptive
+    from evofeat.experiments.sections import Adaptive
 
     cell = {
         "paper": "toy", "table": "t1", "dataset": "german", "algorithm": "A", "setting": "B=0.1",
@@ -332,7 +350,7 @@ def test_adaptive_rows_render_from_the_json_with_their_count(tmp_path: Path) -> 
 
 
 def test_stsd_ofs_and_fesl_declare_the_adaptive_rows() -> None:
-    from evofeat.report.paper import Adaptive
+    from evofeat.experiments.sections import Adaptive
 
     for name in ("stsd", "ofs", "fesl"):
         got = [e for e in get_paper(name).extras if isinstance(e, Adaptive)]

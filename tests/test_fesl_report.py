@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evofeat.experiments.sections import Search, View
 from evofeat.papers.fesl import METHODS, OVERLAP, PAPER
-from evofeat.report.paper import Search, View
 
 
 def _rows(table: str, ds: str, c: int, acc: float, runs: int, B: int = OVERLAP, **kw: Any) -> list[dict[str, Any]]:  # fmt: skip

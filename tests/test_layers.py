@@ -127,6 +127,23 @@ def test_experiments_and_reports_reach_learners_only_through_the_registry() -> N
     assert _forbidden({"experiments", "report"}, set(LEARNERS)) == []
 
 
+def _a_paper(module: str) -> bool:
+    """Whether ``module`` is a paper's declaration (``evofeat.papers.<paper>``) or the experiments."""
+    return module.startswith("evofeat.papers.") or _layer(module) == "experiments"
+
+
+def test_the_report_renders_data_and_imports_no_paper() -> None:
+    """``report`` renders a resolved document: it imports no paper's module and no ``experiments``
+    (where a paper's declaration and its callables live); ``evofeat.papers`` itself, the
+    package-data reader, is allowed."""
+    found = [
+        f"{w}: {a} imports {b}" for a, b, w in _edges() if _layer(a) == "report" and _a_paper(b)
+    ]
+    assert found == []
+    assert _a_paper("evofeat.papers.ofs") and _a_paper("evofeat.experiments.spec")
+    assert not _a_paper("evofeat.papers") and not _a_paper("evofeat.report.paper")
+
+
 def test_learner_families_import_no_other_family() -> None:
     for family in ("linear", "onepass", "selection", "haphazard"):
         assert _forbidden({family}, set(LEARNERS) - {family}) == [], family

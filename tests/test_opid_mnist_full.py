@@ -17,8 +17,8 @@ from threadpoolctl import threadpool_limits
 from evofeat.datasets import registry
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
+from evofeat.experiments.sections import View
 from evofeat.papers import opid
-from evofeat.report.paper import View
 
 
 @pytest.fixture

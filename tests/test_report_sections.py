@@ -3,14 +3,21 @@ the paper's own outcomes in the paired tests, panels that follow what was run.""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 
+from evofeat.experiments.sections import Col, Figure, Line, Table, View, _figure, _table, runtime
 from evofeat.experiments.spec import Published, Variant
 from evofeat.report.compare import Pair, paired_section
-from evofeat.report.paper import Col, Figure, Line, Table, View, _figure, _table, runtime
+from evofeat.report.paper import render_part
+
+
+def _md(parts: list[object], out: Path = Path(".")) -> str:
+    """A resolved section rendered as the report prints it (figures drawn into ``out``)."""
+    return "".join(render_part(p, out) for p in parts)
 
 
 def _runs(cells: dict[tuple[str, str], list[float]], metric: str = "acc") -> pd.DataFrame:
@@ -71,12 +78,14 @@ def _spec() -> SimpleNamespace:
 
 def test_table_per_counts_each_algorithms_cells_within_one_and_two_sigma() -> None:
     s = _spec()
-    text = _table(
-        s.spec, View(s.results), Table("t", "T", ("data", "n", "algorithm"), per="algorithm")
+    text = _md(
+        _table(
+            s.spec, View(s.results), Table("t", "T", ("data", "n", "algorithm"), per="algorithm")
+        )
     )
     # A: Δ/σ of +1 (n=1) and +3 (n=2): mean +2, one within 1σ, one within 2σ; B: 0
     assert "| A | 2 | +2.00 | 1 | 1 |" in text and "| B | 1 | +0.00 | 1 | 1 |" in text
-    assert "Per algorithm" not in _table(s.spec, View(s.results), Table("t", "T", ("data",)))
+    assert "Per algorithm" not in _md(_table(s.spec, View(s.results), Table("t", "T", ("data",))))
 
 
 def test_runtime_of_batch_cells_is_the_seconds_per_method() -> None:
@@ -93,17 +102,17 @@ def test_figure_panels_may_follow_what_was_run(tmp_path) -> None:
     view = View(res, tmp_path)
     ran = Figure("f", "F", "cap {runs}", lambda v: tuple(v.datasets), (1, 2),
                  (Line("A", "a", lambda d, x: {"x": x}),), metric="acc", spread=True)  # fmt: skip
-    text = _figure(view, ran)
+    text = _md(_figure(view, ran), tmp_path)
     assert "cap 2 runs" in text and (tmp_path / "f.png").exists()
 
 
 def test_curves_none_of_whose_cells_ran_say_so_instead_of_an_empty_figure(tmp_path) -> None:
-    from evofeat.report.paper import Curves, _curves
+    from evofeat.experiments.sections import Curves, _curves
 
     view = View(_runs({("d2", "a"): [0.5, 0.7]}), tmp_path)  # stored runs without curves
     curves = Curves(
         "c", "C", "cap, mean of {runs}", ("d1", "d2"), {"a": "A"}, lambda d, m: (d, m, {})
     )
-    text = _curves(view, curves)
+    text = _md(_curves(view, curves), tmp_path)
     assert "Not drawn: none of its curves ran" in text and "of 0 runs" not in text
     assert not (tmp_path / "c.png").exists()

@@ -41,7 +41,9 @@ _UNSCALED = r"ignore:OGD\(lr=0.05, loss='square'\) diverged:RuntimeWarning"
         OnlineClassifier(),
         OnlineClassifier("stsd-i"),
         OnlineClassifier("pa-multiclass"),
+        OnlineClassifier("pa-multiclass", shuffle=True, random_state=0),
         OnlineRegressor(),
+        OnlineRegressor(shuffle=True, random_state=0),
     ]
 )
 @pytest.mark.filterwarnings(_UNSCALED)
@@ -250,3 +252,46 @@ def test_a_multiclass_learner_is_a_multiclass_classifier(name: str) -> None:
     proba = clf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert clf.score(X, y) > 0.6
+
+
+def test_shuffle_sorted_by_class() -> None:
+    """iris is sorted by class: ``cross_val_score`` trains the online learner on one class after
+    another unless ``shuffle=True`` draws the order; shuffled scores clearly higher (measured
+    here: 0.68 unshuffled against 0.78-0.83 over the shuffled orders of random_state 0-7)."""
+    from sklearn.datasets import load_iris
+    from sklearn.model_selection import cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    assert np.all(np.diff(y) >= 0)  # sorted by class
+
+    def score(**kw: object) -> float:
+        model = make_pipeline(StandardScaler(), OnlineClassifier("pa-multiclass", **kw))
+        return float(cross_val_score(model, X, y, cv=3).mean())
+
+    given = score()
+    assert score(shuffle=False, random_state=5) == given  # the order given, whatever the seed
+    shuffled = [score(shuffle=True, random_state=s) for s in range(5)]
+    assert np.mean(shuffled) > given + 0.05
+    assert min(shuffled) > given
+
+
+def test_shuffle_order_is_seeded_and_partial_fit_keeps_order() -> None:
+    X, y = _binary()
+    a = OnlineClassifier("pa-i", shuffle=True, random_state=1).fit(X, y)
+    b = OnlineClassifier("pa-i", shuffle=True, random_state=1).fit(X, y)
+    c = OnlineClassifier("pa-i", shuffle=True, random_state=2).fit(X, y)
+    plain = OnlineClassifier("pa-i").fit(X, y)
+    assert np.array_equal(a.decision_function(X), b.decision_function(X))
+    assert not np.array_equal(a.decision_function(X), c.decision_function(X))
+    assert not np.array_equal(a.decision_function(X), plain.decision_function(X))
+    # the same rows in the drawn order, unshuffled, give the same model
+    order = np.random.RandomState(1).permutation(len(y))
+    same = OnlineClassifier("pa-i").fit(X[order], y[order])
+    assert np.array_equal(a.decision_function(X), same.decision_function(X))
+    # partial_fit never shuffles
+    part = OnlineClassifier("pa-i", shuffle=True, random_state=1).partial_fit(X, y)
+    assert np.array_equal(part.decision_function(X), plain.decision_function(X))
+    assert clone(a).get_params()["shuffle"] is True
+    assert clone(a).set_params(shuffle=False).shuffle is False

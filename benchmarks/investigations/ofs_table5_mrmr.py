@@ -18,16 +18,21 @@ Hypotheses, each a way of feeding Peng's program:
    the program: every value rounds to 0, every feature is constant, and the
    selection is the program's fixed order of equal keys.
 
-    python benchmarks/investigations/ofs_table5_mrmr.py [--repeats 10]
+    python benchmarks/investigations/ofs_table5_mrmr.py [--repeats 10] [--store results.json]
 
-Needs the shared data folder (``EVOFEAT_DATA``) and about a minute of CPU a repeat.
+With ``--store`` each finished permutation is written to the JSON file at once,
+and a rerun with the same file resumes after the last stored one (a killed run
+keeps what finished). Needs the shared data folder (``EVOFEAT_DATA``) and a few
+minutes of CPU a repeat.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -107,6 +112,9 @@ def knn_error(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, yte: np.ndarray
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--repeats", type=int, default=10, help="permutations (the paper: 20)")
+    ap.add_argument(
+        "--store", type=Path, help="JSON file: each permutation stored as it ends; resumes"
+    )
     args = ap.parse_args(argv)
     from evofeat.papers.ofs import mrmr_order  # our mRMR as the reproduction uses it
 
@@ -127,8 +135,16 @@ def main(argv: list[str] | None = None) -> int:
     err = {
         (v, c): np.zeros((args.repeats, len(FRACTIONS))) for v in variants for c in ("OGD", "KNN")
     }
-    agree = {v: [] for v in variants}
-    for r in range(args.repeats):
+    agree: dict[str, list[int]] = {v: [] for v in variants}
+    done = 0
+    if args.store is not None and args.store.exists():
+        stored = json.loads(args.store.read_text())
+        done = min(args.repeats, len(stored["agree"][next(iter(variants))]))
+        for v in variants:
+            agree[v] = stored["agree"][v][:done]
+            for c in ("OGD", "KNN"):
+                err[v, c][:done] = np.asarray(stored["err"][v][c][:done])
+    for r in range(done, args.repeats):
         o = np.random.default_rng(r).permutation(n)
         Xp, Rp, yp = X[o], raw[o], y[o]
         ranks = {v: f(Xp[:half], Rp[:half], yp[:half]) for v, f in variants.items()}
@@ -140,6 +156,14 @@ def main(argv: list[str] | None = None) -> int:
                 tr, te = Xp[:half][:, cols], Xp[half:][:, cols]
                 err[v, "OGD"][r, i] = ogd_error(tr, yp[:half], te, yp[half:])
                 err[v, "KNN"][r, i] = knn_error(tr, yp[:half], te, yp[half:])
+        if args.store is not None:
+            payload = {
+                "agree": agree,
+                "err": {
+                    v: {c: err[v, c][: r + 1].tolist() for c in ("OGD", "KNN")} for v in variants
+                },
+            }
+            args.store.write_text(json.dumps(payload, indent=1))
         print(f"repeat {r} done", file=sys.stderr, flush=True)
     print(
         f"Colon, {args.repeats} permutations; the paper's rows for comparison; z = (ours - paper) / paper std\n"

@@ -2,9 +2,11 @@
 
 Each module named here exposes a dict ``LEARNERS`` (or ``SELECTORS``) from
 name to a factory; the factories are imported only when a name is used.
-``"online-zscore+NAME"`` and ``"online-quantile+NAME"`` name the online
-learner NAME behind online scaling (:class:`evofeat.preprocessing.OnlineScaled`,
-keys of :data:`SCALED`), with NAME's parameters; ``"impute-copula+NAME"``
+``"online-zscore+NAME"``, ``"online-quantile+NAME"`` and
+``"online-quantile-sketch+NAME"`` (normal scores from a bounded sample, with a
+stated rank error) name the online learner NAME behind online scaling
+(:class:`evofeat.preprocessing.OnlineScaled`, keys of :data:`SCALED`), with
+NAME's parameters; ``"impute-copula+NAME"``
 behind online copula imputation (:class:`evofeat.preprocessing.Imputed`).
 """
 
@@ -15,6 +17,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
+from evofeat._discover import discovered
 from evofeat.base.errors import InputError
 
 __all__ = [
@@ -66,6 +69,8 @@ ONLINE: dict[str, str] = {
     "olvf": "evofeat.haphazard.olvf",
     "ocds": "evofeat.haphazard.ocds",
 }
+# a learner module's own LEARNERS display registers it: adding a learner needs no line above
+ONLINE.update({k: v for k, v in discovered().items() if k not in ONLINE})
 #: one-pass incremental/decremental estimators (the incdec scenario).
 ONEPASS: dict[str, str] = {
     name: "evofeat.onepass" for name in ("opid", "opide", "svm", "svm-s", "svm-a")

@@ -1,7 +1,9 @@
 """``check_learner``: the generic suite every online learner must pass, as River's ``check_estimator``.
 
-A new learner is one module (its compiled core and its Python class) and one
-line in :mod:`evofeat.registry`; :func:`check_learner` then tells its author
+A new learner is two files in the package: its compiled core (``_name.pyx``)
+and its Python class with its registry entry (``name.py`` and its
+``LEARNERS = {"name": Class}``, found by :mod:`evofeat.registry`);
+:func:`check_learner` then tells its author
 whether it behaves as every evofeat learner must, and what is still needed.
 Each check is a plain function of a fresh, unfitted learner (see
 :data:`CHECKS`), so a test suite can run them one by one (evofeat's own
@@ -44,7 +46,8 @@ Rows = list[tuple[dict[Hashable, float], Any]]
 #: What ``check_learner`` cannot check and the author must add (see the module docstring).
 STILL_NEEDED = (
     "an independent oracle: a plain-NumPy case in tests/oracle/ written from the paper "
-    "(importing nothing from evofeat) and a line in tests/test_oracle_parity.py"
+    "(importing nothing from evofeat) and a line in tests/test_oracle_parity.py; "
+    "and its name in README.md's list of learners (tests/test_readme_learners.py)"
 )
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from evofeat.ensemble import FESL
+from evofeat.ensemble import FESL, Auto
 from evofeat.haphazard import OCDS, OLVF, OVFM, DynFo
 from evofeat.linear import (
     FTRL,
@@ -71,6 +71,7 @@ def predictions(model: Any, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """
     from reference import (
         adagrad,
+        auto,
         copula,
         dynfo,
         fesl,
@@ -134,7 +135,6 @@ def predictions(model: Any, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         m = model
         latent = copula.copula_reference(X, int(m.window), float(m.forget), float(m.ridge))
         return predictions(model._inner(), latent, y)
-    if hasattr(model, "reference_predictions"):  # Auto keeps its own in the package (for now)
-        out = model.reference_predictions(X, y)
-        return out
+    if isinstance(model, Auto):
+        return auto.auto_reference(model, X, y)
     raise NotImplementedError(f"{type(model).__name__} has no NumPy reference")

@@ -74,8 +74,6 @@ cdef class CopulaCore(QuantileCore):
     features imputed by their conditional mean; ``forget`` the smallest EM step, ``ridge`` added to
     the observed block's diagonal, ``rows`` the rows learned."""
 
-    _fields = QuantileCore._fields + ("sigma", "forget", "ridge", "rows")
-
     def __dealloc__(self):
         free(self.xidx)
         free(self.xval)
@@ -298,8 +296,6 @@ cdef class NeighbourCopulaCore(QuantileCore):
     ``|rho|`` once that slot has :data:`PATIENCE` co-observations. O(k) per
     present and per absent feature; memory ``5 k`` floats per feature.
     """
-
-    _fields = QuantileCore._fields + ("nbr", "cross", "vj", "vi", "cnt", "forget", "seed", "rows")
 
     cdef double rho(self, int64_t j, Py_ssize_t s) noexcept:
         """The correlation of ``j`` and its neighbour in slot ``s``, within :data:`RHO_MAX`."""

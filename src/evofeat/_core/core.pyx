@@ -3,7 +3,9 @@
 
 A learner's math is a ``cdef class`` deriving from :class:`Core`. Its state
 is typed attributes with the paper's names (``cdef public double[::1] w``,
-``cdef public double C``), listed in the class attribute ``_fields``; the
+``cdef public double C``), declared once: the ``cdef public`` attributes are
+the fields, in declaration order, a subclass's after its parent's (see
+:func:`fields_of`); a plain ``cdef`` attribute is scratch, not state. The
 one prequential loop and the dict path call its three ``cdef`` methods:
 
 ``predict(idx, val, n, &label) -> score``
@@ -25,7 +27,45 @@ model files, pickling): ``state._fields``, ``getattr(state, name)`` and
 ``type(state)(**fields)``.
 """
 
+from types import GetSetDescriptorType
+
 import numpy as np
+
+_FIELDS = {}
+
+
+def fields_of(cls):
+    """The state fields of a core class: its ``cdef public`` attributes in declaration order.
+
+    Cython exposes each ``cdef public`` attribute as a descriptor in the type's
+    dictionary, in the order of the declarations; a subclass's come after its
+    parent's. Left out: names starting with ``_`` and the composed cores a
+    class names in ``_parts`` (a scaler's ``inner``: its fields are the
+    scaler's, prefixed). Computed once per class. A class may still list
+    ``_fields`` itself (it then wins; a test checks it equals this).
+
+    >>> from evofeat.linear._pa import PACore
+    >>> fields_of(PACore)
+    ('w', 'mode', 'C', 'fit_intercept', 'intercept')
+    """
+    out = _FIELDS.get(cls)
+    if out is None:
+        names = []
+        parts = set(getattr(cls, "_parts", ()))
+        for klass in reversed(cls.__mro__):
+            for name, value in vars(klass).items():
+                if (isinstance(value, GetSetDescriptorType) and name[:1] != "_"
+                        and name not in parts and name not in names):
+                    names.append(name)
+        out = _FIELDS[cls] = tuple(names)
+    return out
+
+
+class _DeclaredFields:
+    """``_fields`` of a core class or instance: :func:`fields_of` its class."""
+
+    def __get__(self, obj, owner):
+        return fields_of(owner)
 
 
 def _rebuild(cls, fields):
@@ -40,7 +80,7 @@ cdef class Core:
     ((), {})
     """
 
-    _fields = ()
+    _fields = _DeclaredFields()
 
     def __init__(self, **fields):
         names = type(self)._fields

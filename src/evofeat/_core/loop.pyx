@@ -245,6 +245,122 @@ cdef Py_ssize_t _segment_of(const int64_t[::1] seg_rows, Py_ssize_t row) noexcep
     return lo
 
 
+cdef struct Segment:
+    # the segment being read: its number k, its visible columns (nv of them, in the Scratch's
+    # icols / scols), whether every column is visible (full) and, for a dense X without NaN for
+    # absent, whether the visible values lie side by side in a row (contiguous)
+    Py_ssize_t k
+    Py_ssize_t nv
+    bint full
+    bint contiguous
+
+
+cdef int _check_fit(Py_ssize_t start, Py_ssize_t stop, bint dense, Py_ssize_t n_y,
+                    Py_ssize_t n_map, Py_ssize_t d, Py_ssize_t xn, Py_ssize_t xd,
+                    Py_ssize_t n_ptr) except -1:
+    """Raise ``ValueError`` unless rows ``start:stop`` fit the arrays given to :func:`run_rows`."""
+    if n_y < stop or n_map != d or (dense and (xn < stop or xd != d)) or (
+            not dense and n_ptr < stop + 1):
+        raise ValueError(
+            f"rows {start}:{stop} do not fit the arrays: {n_y} labels, "
+            f"{n_map} mapped columns and masks of {d}, X of shape "
+            f"{xn} x {xd}, {n_ptr} CSR offsets"
+        )
+    return 0
+
+
+cdef int64_t _internal_bound(const int64_t[::1] col_map, bint internal) noexcept:
+    """The bound of a CSR row's columns: the stream's columns, or (``internal``) the internal
+    columns they map to."""
+    cdef Py_ssize_t j
+    cdef int64_t bound = col_map.shape[0]
+    if internal:
+        bound = 0
+        for j in range(col_map.shape[0]):
+            bound = max(bound, col_map[j] + 1)
+    return bound
+
+
+cdef inline void _begin_segment(Segment* seg, Scratch* buf, Py_ssize_t k,
+                                const unsigned char* mask, const int64_t* by_internal,
+                                Py_ssize_t nb, const int64_t* col_map, Py_ssize_t d, bint dense,
+                                bint nan_absent, bint internal) noexcept:
+    """Segment ``k`` begins (or the block does): its visible set read off its ``mask`` row."""
+    cdef Py_ssize_t j, nv = 0
+    cdef int64_t c
+    cdef int64_t* scols = buf.scols  # locals: the C compiler need not reload them per entry
+    cdef int64_t* icols = buf.icols
+    cdef int64_t* stamp = buf.stamp
+    for j in range(nb):  # without a branch: a haphazard mask is a coin toss per column
+        c = by_internal[j]
+        scols[nv] = c
+        icols[nv] = col_map[c]
+        nv += mask[c] != 0
+    seg.k = k
+    seg.nv = nv
+    seg.full = nv == d
+    seg.contiguous = False
+    if dense and not nan_absent and nv > 0:  # the visible values lie side by side in X
+        seg.contiguous = True
+        for j in range(1, nv):
+            if scols[j] != scols[j - 1] + 1:
+                seg.contiguous = False
+                break
+    if not dense and not seg.full:
+        for j in range(nv):
+            stamp[icols[j] if internal else scols[j]] = k
+
+
+cdef inline Py_ssize_t _dense_row(const Segment* seg, Scratch* buf, const double* xrow,
+                                  bint nan_absent) noexcept:
+    """A dense row's visible entries (not NaN when ``nan_absent``) into the scratch's
+    ``idx`` / ``val``, by internal column; returns their number."""
+    cdef Py_ssize_t j, m = 0
+    cdef double v
+    cdef const int64_t* scols = buf.scols
+    cdef const int64_t* icols = buf.icols
+    cdef int64_t* bi = buf.idx
+    cdef double* bv = buf.val
+    for j in range(seg.nv):
+        v = xrow[scols[j]]
+        if nan_absent and v != v:
+            continue
+        bi[m] = icols[j]
+        bv[m] = v
+        m += 1
+    return m
+
+
+cdef inline Py_ssize_t _sparse_row(const Segment* seg, Scratch* buf, Py_ssize_t i,
+                                   const int64_t* indices, const double* data, int64_t a,
+                                   int64_t b, const int64_t* col_map, bint internal,
+                                   int64_t bound) except -1:
+    """Row ``i``'s visible CSR entries ``a:b`` into the scratch's ``idx`` / ``val``, by internal
+    column, sorted (a column out of ``bound`` or stored twice raises); returns their number."""
+    cdef Py_ssize_t j, m = 0
+    cdef int64_t c, ic, last = -1, k = seg.k
+    cdef bint sorted_row = True, full = seg.full
+    cdef const int64_t* stamp = buf.stamp
+    cdef int64_t* bi = buf.idx
+    cdef double* bv = buf.val
+    for j in range(a, b):
+        c = indices[j]
+        if <uint64_t> c >= <uint64_t> bound:  # a negative c too
+            _bad_row(i, &indices[j], 1, bound)
+        if not full and stamp[c] != k:
+            continue
+        ic = c if internal else col_map[c]
+        bi[m] = ic
+        bv[m] = data[j]
+        sorted_row = sorted_row and ic > last
+        last = ic
+        m += 1
+    if not sorted_row:
+        _sort_pairs(bi, bv, m)
+        _bad_row(i, bi, m, INT64_MAX)  # a column stored twice
+    return m
+
+
 def run_rows(
     Core core,
     const double[:, ::1] X,
@@ -291,104 +407,48 @@ def run_rows(
     cdef bint dense = X.shape[0] > 0
     cdef Record rec = _record(first_scored, count_mistakes, tick_at, tick_pos, curve_m, curve_l,
                               base_m, base_l, out_label, out_score)
-    cdef Py_ssize_t n_seg = seg_rows.shape[0], i, r, j, m, nv = 0, prev_k = -1
+    cdef Py_ssize_t n_seg = seg_rows.shape[0], i, m, k = _segment_of(seg_rows, start)
     cdef Py_ssize_t d = seg_masks.shape[1], nb = by_internal.shape[0]
-    cdef Py_ssize_t k = _segment_of(seg_rows, start)
-    cdef int64_t c, ic, last
-    cdef double v
-    cdef bint contiguous = False, sorted_row, full = False
+    cdef Py_ssize_t nnz = min(indices.shape[0], data.shape[0])
+    cdef int64_t bound = _internal_bound(col_map, internal)
+    cdef const int64_t* bip = &by_internal[0] if nb > 0 else NULL
+    cdef const int64_t* cmp = &col_map[0] if col_map.shape[0] > 0 else NULL
+    cdef const int64_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    cdef const double* dp = &data[0] if data.shape[0] > 0 else NULL
     cdef const int64_t* idx
     cdef const double* val
+    cdef const double* xrow
+    cdef Segment seg
     cdef Scratch buf
+    seg.k, seg.nv, seg.full, seg.contiguous = -1, 0, False, False  # read by no row before set
     _scratch_alloc(&buf, dense, indptr, col_map, d, nb, start, stop)
-    cdef int64_t* bi = buf.idx
-    cdef double* bv = buf.val
-    cdef int64_t* icols = buf.icols
-    cdef int64_t* scols = buf.scols
-    cdef int64_t* stamp = buf.stamp
-    cdef const unsigned char* mask
-    cdef Py_ssize_t nnz = min(indices.shape[0], data.shape[0])
-    cdef int64_t bound = col_map.shape[0]  # stream columns, or (internal) the columns they map to
-    if internal:
-        bound = 0
-        for j in range(col_map.shape[0]):
-            bound = max(bound, col_map[j] + 1)
     try:
-        if y.shape[0] < stop or col_map.shape[0] != d or (dense and (X.shape[0] < stop
-                                                                     or X.shape[1] != d)) or (
-                not dense and indptr.shape[0] < stop + 1):
-            raise ValueError(
-                f"rows {start}:{stop} do not fit the arrays: {y.shape[0]} labels, "
-                f"{col_map.shape[0]} mapped columns and masks of {d}, X of shape "
-                f"{X.shape[0]} x {X.shape[1]}, {indptr.shape[0]} CSR offsets"
-            )
+        _check_fit(start, stop, dense, y.shape[0], col_map.shape[0], d, X.shape[0], X.shape[1],
+                   indptr.shape[0])
         for i in range(start, stop):
-            r = i - start
             while k + 1 < n_seg and seg_rows[k + 1] <= i:
                 k += 1
-            if k != prev_k:  # a segment begins (or the block does): its visible set from its mask
-                prev_k = k
-                mask = &seg_masks[k, 0]
-                nv = 0
-                for j in range(nb):  # without a branch: a haphazard mask is a coin toss per column
-                    c = by_internal[j]
-                    scols[nv] = c
-                    icols[nv] = col_map[c]
-                    nv += mask[c] != 0
-                full = nv == d
-                contiguous = False
-                if dense and not nan_absent and nv > 0:  # the visible values lie side by side in X
-                    contiguous = True
-                    for j in range(1, nv):
-                        if scols[j] != scols[j - 1] + 1:
-                            contiguous = False
-                            break
-                if not dense and not full:
-                    for j in range(nv):
-                        stamp[icols[j] if internal else scols[j]] = k
-            # the row's visible entries, by internal column
+            if k != seg.k:
+                _begin_segment(&seg, &buf, k, &seg_masks[k, 0], bip, nb, cmp, d, dense,
+                               nan_absent, internal)
+            idx = buf.idx
+            val = buf.val
             if dense:
-                if contiguous:
-                    idx = icols
-                    val = &X[i, scols[0]]
-                    m = nv
+                xrow = &X[i, 0] if d > 0 else NULL
+                if seg.contiguous:
+                    idx = buf.icols
+                    val = xrow + buf.scols[0]
+                    m = seg.nv
                 else:
-                    m = 0
-                    for j in range(nv):
-                        v = X[i, scols[j]]
-                        if nan_absent and v != v:
-                            continue
-                        bi[m] = icols[j]
-                        bv[m] = v
-                        m += 1
-                    idx = bi
-                    val = bv
+                    m = _dense_row(&seg, &buf, xrow, nan_absent)
             else:
-                m = 0
-                last = -1
-                sorted_row = True
                 _bad_offsets(i, indptr[i], indptr[i + 1], nnz)
-                for j in range(indptr[i], indptr[i + 1]):
-                    c = indices[j]
-                    if <uint64_t> c >= <uint64_t> bound:  # a negative c too
-                        _bad_row(i, &indices[j], 1, bound)
-                    if not full and stamp[c] != k:
-                        continue
-                    ic = c if internal else col_map[c]
-                    bi[m] = ic
-                    bv[m] = data[j]
-                    sorted_row = sorted_row and ic > last
-                    last = ic
-                    m += 1
-                if not sorted_row:
-                    _sort_pairs(bi, bv, m)
-                    _bad_row(i, bi, m, INT64_MAX)  # a column stored twice
-                idx = bi
-                val = bv
+                m = _sparse_row(&seg, &buf, i, ip, dp, indptr[i], indptr[i + 1], cmp, internal,
+                                bound)
             if seg_rows[k] == i and (i > 0 or announce_first):
-                _step(core, &rec, r, idx, val, m, y[i], icols, nv, seg_dim[k])
+                _step(core, &rec, i - start, idx, val, m, y[i], buf.icols, seg.nv, seg_dim[k])
             else:
-                _step(core, &rec, r, idx, val, m, y[i], NULL, -1, 0)
+                _step(core, &rec, i - start, idx, val, m, y[i], NULL, -1, 0)
         tick_pos[0] = rec.t
         return rec.wrong, rec.loss_sum
     finally:

@@ -175,7 +175,7 @@ def _rebuild_scaled(base, inner_key, fields):
 cdef class ScaledCore(Core):
     """The scaling in front of a core ``inner`` (the base scales nothing: values pass through)."""
 
-    _fields = ()
+    _parts = ("inner",)  # the inner core is no field: its fields join the scaler's, prefixed
 
     def __init__(self, **fields):
         cls = type(self)
@@ -297,8 +297,6 @@ cdef class ZScoreCore(ScaledCore):
     """Running z-scores: per feature the count of values seen, their mean and ``m2`` (the sum of
     squared deviations from the mean, Welford's update)."""
 
-    _fields = ("count", "mean", "m2")
-
     cdef void transform(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* out) noexcept:
         cdef Py_ssize_t k
@@ -415,8 +413,6 @@ cdef class QuantileCore(ScaledCore):
     of the ring, so the scores are the same to the bit.
     """
 
-    _fields = ("window", "seen", "recent")
-
     def __dealloc__(self):
         free(self.srt)
 
@@ -520,8 +516,6 @@ cdef class QuantileSketchCore(ScaledCore):
     ``j``-th smallest kept value; the draw is a hash of ``n`` (:func:`sketch_draws`). A score is
     two binary searches (O(log window)); a replacement (a ``memmove`` of at most ``window``
     values) happens with probability ``window / (n + 1)``."""
-
-    _fields = ("window", "seen", "sample")
 
     cdef void transform(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* out) noexcept:

@@ -27,6 +27,9 @@ from evofeat.compat import build_learner, class_scores, learner_defaults, score_
 
 __all__ = ["OnlineClassifier", "OnlineRegressor"]
 
+#: the estimator's own parameters besides ``learner`` and ``params`` (never the learner's).
+OWN = frozenset({"shuffle", "random_state"})
+
 
 class _OnlineEstimator(BaseEstimator):
     """What the classifier and the regressor share: parameters, validation, learning, scoring rows.
@@ -48,10 +51,14 @@ class _OnlineEstimator(BaseEstimator):
         self,
         learner: str | OnlineLearner | None = None,
         params: Mapping[str, Any] | None = None,
+        shuffle: bool = False,
+        random_state: int | np.random.RandomState | None = None,
         **learner_params: Any,
     ) -> None:
         self.learner = learner
         self.params = params
+        self.shuffle = shuffle
+        self.random_state = random_state
         # the learner's parameters given as keywords or by set_params (read back by get_params)
         self._overrides: dict[str, Any] = dict(learner_params)
 
@@ -82,7 +89,10 @@ class _OnlineEstimator(BaseEstimator):
         from sklearn.base import clone
 
         new = type(self)(
-            learner=clone(self.learner, safe=False), params=clone(self.params, safe=False)
+            learner=clone(self.learner, safe=False),
+            params=clone(self.params, safe=False),
+            shuffle=self.__dict__.get("shuffle", False),
+            random_state=clone(self.__dict__.get("random_state"), safe=False),
         )
         new._overrides = {
             k: clone(v, safe=False) for k, v in self.__dict__.get("_overrides", {}).items()
@@ -111,7 +121,7 @@ class _OnlineEstimator(BaseEstimator):
         unknown = sorted(
             k
             for k in params
-            if k.partition("__")[0] not in names | {"learner", "params", "learner_params"}
+            if k.partition("__")[0] not in names | {"learner", "params", "learner_params"} | OWN
         )
         if unknown:
             raise InputError(
@@ -121,7 +131,7 @@ class _OnlineEstimator(BaseEstimator):
                 fix="check the spelling (parameters are case-sensitive)",
             )
         overrides = self.__dict__.setdefault("_overrides", {})
-        for name in [k for k in params if k in names]:
+        for name in [k for k in params if k in names and k not in OWN]:
             overrides[name] = params.pop(name)
         if "learner_params" in params:  # the constructor's **learner_params, as one mapping
             given = params.pop("learner_params")
@@ -174,9 +184,23 @@ class _OnlineEstimator(BaseEstimator):
                 fix="pass a dense array to use NaN as 'absent', or drop the NaN",
             )
 
+    def _fit_afresh(self, X: Any, y: Any) -> Any:
+        """``partial_fit`` from scratch, the rows in a random order if ``shuffle`` (see ``_learn``)."""
+        self.__dict__["_fit_shuffle"] = bool(self.__dict__.get("shuffle", False))
+        try:
+            return self.partial_fit(X, y)
+        finally:
+            self.__dict__.pop("_fit_shuffle", None)
+
     def _learn(self, X: np.ndarray | sp.csr_matrix, target: np.ndarray) -> None:
         """Run the learner test-then-train over the rows (columns are named by position):
-        its :meth:`~evofeat.base.OnlineLearner.learn_many`, the compiled loop."""
+        its :meth:`~evofeat.base.OnlineLearner.learn_many`, the compiled loop. In ``fit`` with
+        ``shuffle``, in the order ``RandomState(random_state).permutation(n)``."""
+        if self.__dict__.get("_fit_shuffle"):
+            from sklearn.utils import check_random_state
+
+            order = check_random_state(self.__dict__.get("random_state")).permutation(X.shape[0])
+            X, target = X[order], target[order]
         self.learner_._learn_arrays(X, list(range(X.shape[1])), target)
 
     def _scores(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -205,6 +229,19 @@ class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
         :data:`evofeat.compat.DEFAULT_LEARNER`.
     params
         The learner's parameters (for a name), or overrides (for an instance).
+    shuffle
+        Whether ``fit`` visits the rows in a random order drawn from
+        ``random_state`` (as ``SGDClassifier(shuffle=True)`` does), instead of
+        the order given. Off by default: an online learner learns a stream in
+        the order it arrives (its results are reported that way, and a
+        stream's order can carry drift that shuffling would hide).
+        ``partial_fit`` never shuffles. Turn it on for batch-style use on a
+        file whose rows are sorted, e.g. by class: ``cross_val_score`` with
+        ``KFold`` (no shuffle) then trains on rows of one class after another
+        and the learner ends on the last class it saw (iris sorted by class:
+        see the test ``test_shuffle_sorted_by_class``).
+    random_state
+        The seed or ``RandomState`` of the order when ``shuffle`` is on.
     **learner_params
         The learner's parameters as keywords (``C=0.5``), as ``set_params`` sets them.
 
@@ -251,10 +288,10 @@ class OnlineClassifier(ClassifierMixin, _OnlineEstimator):
         return tags
 
     def fit(self, X: Any, y: Any) -> OnlineClassifier:
-        """Start afresh and learn from the rows in order (one pass)."""
+        """Start afresh and learn from the rows in order (one pass; shuffled if ``shuffle``)."""
         for attr in ("learner_", "classes_"):
             self.__dict__.pop(attr, None)
-        return self.partial_fit(X, y)
+        return self._fit_afresh(X, y)
 
     def partial_fit(self, X: Any, y: Any, classes: Any = None) -> OnlineClassifier:
         """Continue learning from the rows in order; ``classes`` (both labels) may be given on the first call."""
@@ -348,6 +385,10 @@ class OnlineRegressor(RegressorMixin, _OnlineEstimator):
         square loss (``OGD(loss="square", lr=0.05)``).
     params
         The learner's parameters (for a name), or overrides (for an instance).
+    shuffle, random_state
+        Whether ``fit`` visits the rows in a random order drawn from
+        ``random_state`` (off by default: the order given, as for
+        :class:`OnlineClassifier`).
     **learner_params
         The learner's parameters as keywords (``lr=0.1``), as ``set_params`` sets them.
 
@@ -372,9 +413,9 @@ class OnlineRegressor(RegressorMixin, _OnlineEstimator):
     _tasks = ("regression",)
 
     def fit(self, X: Any, y: Any) -> OnlineRegressor:
-        """Start afresh and learn from the rows in order (one pass)."""
+        """Start afresh and learn from the rows in order (one pass; shuffled if ``shuffle``)."""
         self.__dict__.pop("learner_", None)
-        return self.partial_fit(X, y)
+        return self._fit_afresh(X, y)
 
     def partial_fit(self, X: Any, y: Any) -> OnlineRegressor:
         """Continue learning from the rows in order."""

@@ -11,10 +11,10 @@ import numpy as np
 from evofeat.base import InputError, OnlineLearner
 from evofeat.base.errors import check_bool
 from evofeat.base.state import StateSpec, spec_of
-from evofeat.ensemble._auto import MEMBER_CORES, AutoCore, member_code, mix_update
+from evofeat.ensemble._auto import MEMBER_CORES, AutoCore, member_code
 from evofeat.preprocessing import METHODS, OnlineScaled, learner_from_spec
 
-__all__ = ["DEFAULT_MEMBERS", "Auto", "mix_update", "mixture_reference", "parse_member"]
+__all__ = ["DEFAULT_MEMBERS", "Auto", "parse_member"]
 
 #: The members of ``auto`` (binary classification), fixed before either benchmark ran: the winner
 #: of benchmarks/investigations/auto_selection.py (12 candidates on hill-valley, madelon, ijcnn1,
@@ -221,20 +221,6 @@ class Auto(OnlineLearner):
         head, _, field = name.partition("_")
         self._members[int(head[1:])]._init_grown(field, grown, start)
 
-    def reference_predictions(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """The rule in NumPy (:func:`mixture_reference`) over each member run alone in the loop."""
-        return np.where(mixture_reference(self._member_scores(X, y), y, self.share) > 0, 1.0, -1.0)
-
-    def _member_scores(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Each member's scores on the dense stream ``X`` (NaN: absent), run alone: ``(K, n)``."""
-        from evofeat.evaluate.prequential import prequential
-        from evofeat.streams.stream import Stream
-
-        stream = Stream.from_dense(X, y, [f"f{j}" for j in range(X.shape[1])])
-        return np.array(
-            [prequential(m.clone(), stream, keep_predictions=True).scores for m in self._members]
-        )
-
     def _members_consistent(self) -> str:
         """What is inconsistent in a loaded state ("" if nothing): the weights must sum to 1, and
         each member's fixed fields (its class's ``_state_spec``) equal a fresh member's."""
@@ -323,35 +309,6 @@ class Auto(OnlineLearner):
     def coef_(self) -> dict[Hashable, float]:
         """The members' weights averaged with their mixture weights, by feature name."""
         return super().coef_
-
-
-def mixture_reference(scores: np.ndarray, y: np.ndarray, share: bool = False) -> np.ndarray:
-    """The mixture's score on each row from the members' scores ``(K, n)``, in plain NumPy (in
-    log space, so saturated scores give no NaN).
-
-    ``ln P(+1) - ln P(-1)`` with ``P(c) = sum_i w_i sigmoid(c s_i)`` and ``w``
-    the exponential weights on the members' cumulative log loss (with
-    ``share``: the decreasing share ``1 / (t + 1)`` of the uniform weight
-    mixed in after row ``t``).
-
-    >>> mixture_reference(np.array([[2.0, 2.0], [0.0, -2.0]]), np.array([1.0, 1.0])).round(3)
-    array([0.802, 0.426])
-    """
-    from scipy.special import logsumexp
-
-    K, n = scores.shape
-    log_w = np.full(K, -np.log(K))
-    out = np.empty(n)
-    for t in range(n):
-        log_p = -np.logaddexp(0.0, -scores[:, t])  # ln sigmoid(s): the members' ln P(+1)
-        log_m = -np.logaddexp(0.0, scores[:, t])  # and ln P(-1)
-        out[t] = logsumexp(log_w + log_p) - logsumexp(log_w + log_m)
-        post = log_w + (log_p if y[t] > 0 else log_m)
-        log_w = post - logsumexp(post)
-        if share:
-            alpha = 1.0 / (t + 2.0)
-            log_w = np.log((1.0 - alpha) * np.exp(log_w) + alpha / K)
-    return out
 
 
 LEARNERS = {"auto": Auto}

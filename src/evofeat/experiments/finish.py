@@ -42,16 +42,6 @@ def missing_data(names: Iterable[str]) -> str | None:
     return text
 
 
-def _registered(dataset: str) -> str | None:
-    """The registry name of a data set as a paper prints it, or None."""
-    from evofeat.datasets.catalogue import get_entry
-
-    try:
-        return get_entry(dataset).name
-    except KeyError:
-        return None
-
-
 def absent_paper_data(paper: str) -> list[str]:
     """The registry's line for each data set ``paper``'s tables use that is not here.
 
@@ -66,31 +56,6 @@ def absent_paper_data(paper: str) -> list[str]:
         if any(t.split()[0].lower() == paper for t in entry.used_by) and status(name) != "here":
             lines.setdefault(tuple(entry.files), needs_data(name))  # one line per set of files
     return list(lines.values())
-
-
-def _explain_not_run(rows: list[Any], quick: bool, explanations: dict[str, Any]) -> None:
-    """Give every published cell that did not run its reason (absent data, or not in this run)."""
-    from evofeat.datasets.catalogue import needs_data, status
-    from evofeat.report.compare import Explanation
-
-    for r in rows:
-        if r.verdict != "not run" or r.explanation_id:
-            continue
-        name = _registered(r.dataset)
-        if name is not None and status(name) != "here":
-            r.explanation_id = f"needs-data-{name}"
-            text = f"Not run: {needs_data(name)}."
-        else:
-            r.explanation_id = "not-in-this-run"
-            text = (
-                "Not run: the quick subset leaves this cell out (the full run has it)."
-                if quick
-                else "Not run: this run's protocol has no cell for it."
-            )
-        explanations.setdefault(
-            r.explanation_id,
-            Explanation(r.explanation_id, text, "none (the cell did not run)", "tested"),
-        )
 
 
 def available_cells(paper: Paper, cells: list[Cell]) -> tuple[list[Cell], list[tuple[str, str]]]:
@@ -136,6 +101,7 @@ def finish_report(
     """
     from evofeat.report.compare import (
         comparison_section,
+        explain_not_run,
         paired_section,
         run_section,
         write_comparison_csv,
@@ -144,7 +110,7 @@ def finish_report(
 
     rows = paper.comparison(results)
     explanations = dict(EXPLANATIONS.get(paper.name, {}))
-    _explain_not_run(rows, quick, explanations)
+    explain_not_run(rows, quick, explanations)
     if rows:
         write_comparison_csv(rows, out / "comparison.csv")
     path = out / "report.md"

@@ -4,8 +4,9 @@ A :class:`PaperSpec` is a :class:`~evofeat.experiments.base.Paper` whose
 cells come from expanding its :class:`Grid` declarations, whose every cell
 runs through :func:`evofeat.experiments.protocols.run_setting` (the one
 repeat runner, locally or on Dask through :mod:`evofeat.experiments.runner`),
-and whose report is rendered by :func:`evofeat.report.paper.render` from the
-declared sections. A paper module holds only the declaration (and a small
+and whose report is resolved from the declared sections into data
+(:func:`evofeat.experiments.sections.document`, stored beside the results as
+``report.json``) that :func:`evofeat.report.paper.render` renders. A paper module holds only the declaration (and a small
 function for what is genuinely its own).
 
 Examples
@@ -30,7 +31,7 @@ import pandas as pd
 
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell, Paper
-from evofeat.report.paper import Adaptive
+from evofeat.experiments.sections import Adaptive, View
 
 __all__ = ["Extra", "Grid", "PaperSpec", "PairSpec", "Published", "Variant", "protocol_params"]
 
@@ -311,8 +312,6 @@ class PaperSpec(Paper):
         """
         if self.rows_of is not None:
             return self.rows_of(results)
-        from evofeat.report.paper import View
-
         if not self.published():  # a paper with no published number (CEOFS): no comparison.csv
             return []
         view = View(results)
@@ -366,7 +365,6 @@ class PaperSpec(Paper):
         if self.pairs_of is not None:
             return self.pairs_of(results)
         from evofeat.report.compare import Pair
-        from evofeat.report.paper import View
 
         view, out = View(results, spec=self), []
         for s in self.pair_specs():
@@ -388,12 +386,18 @@ class PaperSpec(Paper):
         return out
 
     def write_report(self, results: pd.DataFrame, out: Path, command: str) -> Path:
+        """Resolve the report into data, store it as ``out/report.json``, render it from there."""
+        import json
+
+        from evofeat.experiments.sections import document
         from evofeat.report.paper import render
 
-        return render(self, results, out, command)
+        doc = document(self, results, command)
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        return render(json.loads((out / "report.json").read_text(encoding="utf-8")), out)
 
 
 def _key(dataset: str, method: str, params: dict[str, Any]) -> str:
-    from evofeat.report.paper import View
-
     return View.key(dataset, method, params)

@@ -68,19 +68,6 @@ cdef class DynFoCore(Core):
     cdef double* scratch   # scratch: the learners' weights (max_learners), their indices
     cdef int64_t* picks
 
-    _fields = (
-        "alpha", "beta", "delta", "epsilon", "gamma", "theta1", "theta2",
-        "M", "N", "max_learners", "improve",
-        "win_x", "win_t", "slot_t", "win_y", "ok", "win_next", "win_len", "ok_next", "ok_len", "t",
-        "n_seen",
-        "n_learners", "rng", "corrupt",
-        "feature", "threshold", "left_neg", "left_pos", "right_neg", "right_pos", "gini",
-        "weight",
-        "perm", "best_t", "best_n", "x_t",
-        "best_gini", "best_threshold", "best_left_neg", "best_left_pos", "best_right_neg",
-        "best_right_pos", "x_val",
-    )
-
     def __init__(self, **fields):
         Core.__init__(self, **fields)
         self.entries = <Entry*> malloc(max(1, self.N) * sizeof(Entry))

@@ -70,9 +70,6 @@ cdef class OCDSCore(Core):
     cdef public unsigned long long seed
     cdef public int rule
 
-    _fields = ("w", "seen", "G", "p", "L_obs", "L_rec", "T", "alpha", "beta1", "beta2", "gamma",
-               "tau", "seed", "rule")
-
     cdef void parts(self, const int64_t* idx, const double* val, Py_ssize_t n,
                     double* psi, double* so, double* sr) noexcept:
         """The reconstruction ``psi_j = (1/d_t) sum_k G[k, j] x_k`` of every seen feature ``j``

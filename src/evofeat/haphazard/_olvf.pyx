@@ -49,8 +49,6 @@ cdef class OLVFCore(Core):
     cdef public double reg
     cdef public int rule
 
-    _fields = ("w", "wbar", "seen", "n_seen", "C", "C_bar", "B", "reg", "rule")
-
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
         # the classifier projected on the row's shared features (an unseen feature's weight is 0)

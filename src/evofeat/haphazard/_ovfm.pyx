@@ -106,10 +106,6 @@ cdef double _fit(double[:, ::1] w, double[::1] b, double[::1] a, const int64_t* 
 cdef class OVFMCore(CopulaCore):
     """OVFM's state: the copula's (marginals, ``sigma``), both classifiers' and the mixture's."""
 
-    _fields = CopulaCore._fields + (
-        "wx", "wz", "bx", "bz", "ax", "az", "mix", "decay_choice", "rate", "eta", "learn_sigma"
-    )
-
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
         cdef double* z = self.scaled(idx, val, n)

@@ -28,8 +28,6 @@ cdef class PACore(Core):
     cdef public int fit_intercept
     cdef public double intercept
 
-    _fields = ("w", "mode", "C", "fit_intercept", "intercept")
-
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
         cdef double s = safe_dot(&self.w[0], idx, val, n)

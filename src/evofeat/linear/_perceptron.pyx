@@ -21,8 +21,6 @@ cdef class PerceptronCore(Core):
     cdef public int fit_intercept
     cdef public double intercept, intercept_lr
 
-    _fields = ("w", "lr", "fit_intercept", "intercept", "intercept_lr")
-
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
         cdef double s = safe_dot(&self.w[0], idx, val, n)

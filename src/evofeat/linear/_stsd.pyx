@@ -1,20 +1,28 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""The STSD family's math (see :mod:`evofeat.linear.stsd`, :mod:`evofeat.linear.stsd_multiclass`).
+"""The STSD family's math, as parts (see :mod:`evofeat.linear.stsd`, :mod:`evofeat.linear.stsd_multiclass`).
 
-STSD's weights are the one weight vector of ``_core/weight_vector.pxd``,
-``w = scale * v``, with ``l1 = sum |v|`` up to date (its ``_l1`` functions),
-so the scaling onto the L1 ball is O(1); the support (the non-zero ``v``) is
-the indexed min-heap of ``_core/topk.pxd``, so truncation costs O(log k) per
-removed weight. A row costs O(nnz log k). ``adagrad`` replaces the step
-``tau y x`` by AdaGrad's per-coordinate one (``_core/adaptive.pxd``): each
-coordinate's step is added to ``v`` divided by the scale, so it stays exact
-and O(nnz); the scaling stays one factor. ``metric_tau`` keeps the paper's
-``tau`` with ``||x||^2`` measured in AdaGrad's metric and steps ``tau y D x``,
-``D = diag(1 / sqrt(eps + G))``. The multiclass learner keys its
-heap on the L1 norm of each feature's row of weights instead.
+STSD's round (Alg. 1 of Zhang et al., ICDM 2015) is written once, in the
+paper's notation, in :meth:`STSDCore.learn`, over parts that the core's fields
+choose when it is built; an off-paper variant is another choice of parts:
+
+- the loss: the hinge, or the regressor's epsilon-insensitive loss;
+- the step rule: the paper's ``tau`` along ``y x`` (Alg. 2: PA, PA-I, PA-II,
+  or the perceptron's 1); not the paper's: AdaGrad's per-coordinate step
+  (``adagrad``) or ``tau`` in AdaGrad's metric (``metric_tau``);
+- the constraint: the L1 ball as one scale factor (:func:`ball_scale`);
+- the truncation (Alg. 3): the largest ``|w|``, a random subset (Knuth's
+  Algorithm S) or all.
+
+The authors' MATLAB code (``original``) has its own round,
+:meth:`STSDCore.learn_code`, over the same parts. Each part is a function
+pointer chosen once: one indirect call per row, none per coordinate. The
+weights are the weight vector of ``_core/weight_vector.pxd``, ``w = scale *
+v`` with ``l1 = sum |v|`` up to date, so the ball is O(1); the support is the
+indexed min-heap of ``_core/topk.pxd``, so a row costs O(nnz log k). The
+multiclass core keys its heap on the L1 norm of each feature's weight row.
 """
 
-from libc.math cimport fabs, floor, isfinite, sqrt
+from libc.math cimport INFINITY, fabs, floor, isfinite, sqrt
 from libc.stdint cimport int64_t, uint64_t
 
 from evofeat._core.adaptive cimport adagrad_step
@@ -38,6 +46,9 @@ cdef enum:
     KEEP_ALL = 1
     KEEP_RANDOM = 2
     KEEP_RANDOM_ALWAYS = 3  # STSD_rand.m: the random mask is drawn even when the support fits
+    ALONG_X = 0  # how add() turns a row into a step: a x (the paper's)
+    ADAGRAD = 1  # AdaGrad's lr a x / sqrt(eps + G), G += x^2 first
+    IN_METRIC = 2  # a x / sqrt(eps + G), G already holding the row
 
 #: ``rule`` codes by name: the step (Alg. 2)
 STEP_RULES = {"pa": STEP_PA, "pa-i": STEP_PA_I, "pa-ii": STEP_PA_II, "perceptron": STEP_PERCEPTRON}
@@ -49,6 +60,12 @@ SELECTIONS = {
 
 cdef double TINY_SCALE = 1e-120  # below this, the scale is folded into v
 cdef int64_t ALL_COLS = (<int64_t> 1) << 62
+
+# the parts: a loss (and the step's direction), a step rule, a truncation to k weights
+ctypedef double (*Loss)(STSDCore s, double y, double f, double* direction) noexcept
+ctypedef void (*StepRule)(STSDCore s, const int64_t* idx, const double* val, Py_ssize_t n,
+                          double loss, double sq, double direction) noexcept
+ctypedef void (*Truncation)(STSDCore s, int64_t k) noexcept
 
 
 cdef inline double fmin0(double a, double b) noexcept nogil:
@@ -67,23 +84,191 @@ cdef inline int64_t budget_limit(int select, double budget, int64_t d, bint orig
     return k if k > 1 else 1
 
 
-cdef inline double step_size(int rule, double C, double loss, double sq, double margin,
-                             bint original) noexcept nogil:
-    """The step ``tau`` (Alg. 2); the original code divides by ``||x||``, not ``||x||^2``."""
+def keep_count(str select, double budget, int64_t d, bint original):
+    """:func:`budget_limit` for the truncation named ``select`` (a key of :data:`SELECTIONS`)."""
+    return budget_limit(SELECTIONS[select], budget, d, original)
+
+
+cdef inline double step_size(int rule, double C, double loss, double sq) noexcept nogil:
+    """``tau`` of Alg. 2 (Eq. 5, 7, 8) from the loss and ``sq = ||x||^2``; 1 for the perceptron."""
     if rule == STEP_PERCEPTRON:
         return 1.0
-    cdef double nrm = sqrt(sq) if original else sq
     if rule == STEP_PA:
-        return loss / nrm
+        return loss / sq
     if rule == STEP_PA_I:
-        return fmin0(C, loss / nrm)
-    if original:
-        return 1.0 - margin / (nrm + 1.0 / (2.0 * C))  # the bracket as the authors coded it
-    return loss / (nrm + 1.0 / (2.0 * C))
+        return fmin0(C, loss / sq)
+    return loss / (sq + 1.0 / (2.0 * C))
+
+
+cdef inline double code_step_size(int rule, double C, double loss, double sq,
+                                  double margin) noexcept nogil:
+    """The authors' ``tau``: ``||x||`` where the paper has ``||x||^2``, and their PA-II bracket."""
+    if rule == STEP_PA_II:
+        return 1.0 - margin / (sqrt(sq) + 1.0 / (2.0 * C))
+    return step_size(rule, C, loss, sqrt(sq))
+
+
+cdef inline bint suffers(int rule, double loss, double margin) noexcept nogil:
+    """Whether the round steps: a positive loss (Alg. 1), a mistake for the perceptron."""
+    if rule == STEP_PERCEPTRON:
+        return margin <= 0.0
+    return loss > 0.0
+
+
+cdef inline bint ball_scale(double* scale, double l1, double radius) noexcept nogil:
+    """The L1 ball as a scale factor: ``w <- min(1, radius / ||w||_1) w`` for ``l1 = ||w||_1``;
+    True when the scale got so small that it must be folded into the weights."""
+    if l1 > radius:
+        scale[0] *= radius / l1
+        return scale[0] < TINY_SCALE
+    return False
+
+
+# ---------------------------------------------------------------------------------- the losses
+cdef double hinge(STSDCore s, double y, double f, double* direction) noexcept:
+    """``max(0, 1 - y f)``, stepping along ``y``."""
+    direction[0] = y
+    return fmax0(0.0, 1.0 - y * f)
+
+
+cdef double epsilon_insensitive(STSDCore s, double y, double f, double* direction) noexcept:
+    """``max(0, |y - f| - epsilon)`` (PA regression), stepping along the sign of ``y - f``."""
+    direction[0] = 1.0 if y > f else -1.0
+    return fmax0(0.0, fabs(y - f) - s.epsilon)
+
+
+# ----------------------------------------------------------------------------- the step rules
+cdef inline void add(STSDCore s, const int64_t* idx, const double* val, Py_ssize_t n, double a,
+                     int64_t lo, int64_t hi, int along) noexcept:
+    """``w[c] += a x[c]`` (or AdaGrad's step, see ``along``) for the row's ``lo <= c < hi``,
+    added to ``v`` divided by the scale. A row sparser than half the support sifts each
+    coordinate in the heap (O(nnz log k)), a denser one rebuilds it (O(nnz + k))."""
+    cdef WeightVector wv = s.wv()
+    cdef double inv = a / s.scale, delta
+    cdef bint bulk = 2 * n > s.hsize + 16
+    cdef Py_ssize_t k
+    cdef int64_t c
+    for k in range(n):
+        c = idx[k]
+        if c < lo or c >= hi or val[k] == 0.0:
+            continue
+        if along == IN_METRIC:
+            delta = inv * (val[k] / sqrt(s.eps + s.G[c]))
+        elif along == ADAGRAD:  # the hinge's subgradient is -a x
+            delta = adagrad_step(&s.G[c], -a * val[k], s.lr, s.eps) / s.scale
+        else:
+            delta = inv * val[k]
+        wv_add_l1(&wv, &s.l1, c, delta, not bulk)
+    if bulk:
+        topk_rebuild(wv.heap, wv.pos, wv.hsize, wv.v, idx, n)
+
+
+cdef void step_tau(STSDCore s, const int64_t* idx, const double* val, Py_ssize_t n,
+                   double loss, double sq, double direction) noexcept:
+    """The paper's step (Alg. 2): ``w <- w + tau y x`` (the bias takes ``tau y``)."""
+    cdef double tau = step_size(s.rule, s.C, loss, sq)
+    s.last_tau = tau
+    add(s, idx, val, n, tau * direction, 0, ALL_COLS, ALONG_X)
+    bias_add(s.fit_intercept, &s.intercept, tau * direction)
+
+
+cdef void step_adagrad(STSDCore s, const int64_t* idx, const double* val, Py_ssize_t n,
+                       double loss, double sq, double direction) noexcept:
+    """Not the paper's: AdaGrad's per-coordinate step, ``G += x^2``, ``w += lr y x / sqrt(eps + G)``."""
+    add(s, idx, val, n, direction, 0, ALL_COLS, ADAGRAD)
+    bias_adagrad(s.fit_intercept, &s.intercept, &s.intercept_G, -direction, s.lr, s.eps)
+
+
+cdef void step_metric_tau(STSDCore s, const int64_t* idx, const double* val, Py_ssize_t n,
+                          double loss, double sq, double direction) noexcept:
+    """Not the paper's: ``tau`` with ``x' D x`` for ``||x||^2``, and ``w += tau y D x``, in
+    AdaGrad's metric ``D = diag(1 / sqrt(eps + G))`` (``G += x^2`` first)."""
+    cdef double s2 = 0.0, x, tau
+    cdef Py_ssize_t k
+    cdef int64_t c
+    for k in range(n):  # x' D x after G += x^2, left to right
+        x = val[k]
+        if x == 0.0:
+            continue
+        c = idx[k]
+        s.G[c] = saturate(s.G[c] + x * x)
+        s2 += x * x / sqrt(s.eps + s.G[c])
+    if s.fit_intercept:  # the input 1's term
+        s.intercept_G = saturate(s.intercept_G + 1.0)
+        s2 += 1.0 / sqrt(s.eps + s.intercept_G)
+    if s2 > 0.0 and isfinite(s2):
+        tau = step_size(s.rule, s.C, loss, s2) * direction
+        add(s, idx, val, n, tau, 0, ALL_COLS, IN_METRIC)
+        bias_add(s.fit_intercept, &s.intercept, tau / sqrt(s.eps + s.intercept_G))
+
+
+# ----------------------------------------------------------------------------- the truncations
+cdef void keep_all(STSDCore s, int64_t k) noexcept:
+    """No truncation (STSD-I-all)."""
+
+
+cdef void keep_largest(STSDCore s, int64_t k) noexcept:
+    """Alg. 3: keep the ``k`` largest ``|w|`` (among equals the lower column)."""
+    cdef WeightVector wv = s.wv()
+    while s.hsize > k:
+        wv_evict_min_l1(&wv, &s.l1)
+
+
+cdef void keep_random(STSDCore s, int64_t k) noexcept:
+    """STSD-I-rand: a uniform ``k``-subset of the support, when it is larger."""
+    if s.hsize > k:
+        random_keep(s, k, <double> s.hsize)
+
+
+cdef void keep_random_code(STSDCore s, int64_t k) noexcept:
+    """``STSD_rand.m``: a uniform ``k``-subset of all ``d`` coordinates when the support is larger
+    (``KEEP_RANDOM_ALWAYS``: whenever it is not empty)."""
+    if s.hsize > (0 if s.select == KEEP_RANDOM_ALWAYS else k):
+        random_keep(s, k, <double> s.dim)
+
+
+cdef void random_keep(STSDCore s, int64_t k, double n) noexcept:
+    """Keep a uniform ``k``-subset of ``n`` coordinates, the support first, by column (Knuth's
+    Algorithm S, one draw per coordinate until ``k`` are kept); zero the rest. The draws run by
+    rank up to the next dropped one, whose column is found by walking ``pos`` (no sort); draws
+    that must keep every remaining coordinate just advance the generator."""
+    cdef WeightVector wv = s.wv()
+    cdef const int64_t* pos = wv.pos
+    cdef uint64_t* rng = <uint64_t*> &s.rng
+    cdef uint64_t state = rng[0]  # in a register while drawing
+    cdef int64_t m = s.hsize, j = 0, kept = 0, c = 0, seen = 0
+    cdef bint member
+    while True:
+        while j < m:  # the draws, up to the next rank that goes
+            if kept < k and <double> (k - kept) >= n - <double> j:
+                # u (n - j) < n - j <= k - kept: every remaining coordinate is kept
+                state += <uint64_t> (m - j) * GOLDEN
+                j = m
+            elif kept < k and next_uniform(&state) * (n - <double> j) < <double> (k - kept):
+                kept += 1
+                j += 1
+            else:
+                break
+        if j >= m:
+            rng[0] = state
+            return
+        while True:  # the column of rank j: seen members lie before column c
+            member = pos[c] >= 0
+            if member & (seen == j):
+                break
+            seen += member
+            c += 1
+        wv_zero_l1(&wv, &s.l1, c)
+        seen += 1
+        c += 1
+        j += 1
 
 
 cdef class STSDCore(Core):
-    """STSD's state: ``w = scale * v`` with ``l1 = sum |v|``, the support heap, the step rule."""
+    """STSD's state: ``w = scale * v`` with ``l1 = sum |v|``, the support heap, and the fields
+    that choose its parts (``rule``, ``regression``, ``adagrad``, ``metric_tau``, ``project``,
+    ``select``, ``original``: read once, when the core is built; growing, loading and copying
+    build a new core)."""
 
     cdef public double[::1] v  # the weights up to the scale
     cdef public int64_t[::1] heap  # the support (non-zero v) as a topk min-heap
@@ -91,14 +276,14 @@ cdef class STSDCore(Core):
     cdef public int64_t hsize  # the support size
     cdef public double scale
     cdef public double l1  # sum |v|, kept up to date
-    cdef public double last_tau  # the tau of the last step (the original code's new features)
+    cdef public double last_tau  # the tau of the paper's last step (the original code's new features)
     cdef public int64_t dim  # the number of features seen so far
     cdef public int64_t new_from  # first column of a new stage, -1 if none (original code)
     cdef public int rule  # a STEP_RULES code
     cdef public double C
     cdef public double radius
     cdef public double budget
-    cdef public bint original  # the authors' MATLAB rules instead of the paper's
+    cdef public bint original  # the authors' MATLAB round instead of the paper's
     cdef public bint project  # scale onto the L1 ball
     cdef public int select  # a SELECTIONS code
     cdef public bint regression  # epsilon-insensitive loss instead of the hinge
@@ -115,12 +300,30 @@ cdef class STSDCore(Core):
     cdef public int fit_intercept
     cdef public double intercept
     cdef public double intercept_G  # AdaGrad's sum of squared (sub)gradients on the input 1
+    # the parts the fields choose (not state: rebuilt from the fields)
+    cdef Loss loss
+    cdef StepRule step
+    cdef Truncation truncate
+    cdef double ball  # the L1 ball's radius, inf without one
 
     _fields = (
         "v", "heap", "pos", "hsize", "scale", "l1", "last_tau", "dim", "new_from", "rule", "C",
         "radius", "budget", "original", "project", "select", "regression", "epsilon", "rng",
         "G", "adagrad", "metric_tau", "lr", "eps", "fit_intercept", "intercept", "intercept_G",
     )
+
+    def __init__(self, **fields):
+        Core.__init__(self, **fields)
+        self.loss = epsilon_insensitive if self.regression else hinge
+        self.step = (step_metric_tau if self.metric_tau else step_adagrad if self.adagrad
+                     else step_tau)
+        self.ball = self.radius if self.project else INFINITY
+        if self.select == KEEP_LARGEST:
+            self.truncate = keep_largest
+        elif self.select == KEEP_ALL:
+            self.truncate = keep_all
+        else:
+            self.truncate = keep_random_code if self.original else keep_random
 
     cdef inline WeightVector wv(self) noexcept:
         """The weight vector over this state's fields (``l1`` is tracked instead of ``||v||^2``)."""
@@ -137,175 +340,52 @@ cdef class STSDCore(Core):
             label[0] = 1.0 if f > 0.0 else (-1.0 if f < 0.0 else 0.0)
         return f
 
-    cdef void add(self, const int64_t* idx, const double* val, Py_ssize_t n, double a,
-                  int64_t lo, int64_t hi) noexcept:
-        """``w[c] += a x[c]`` for the row's columns ``lo <= c < hi`` with ``x[c] != 0``.
-
-        With ``adagrad``, ``a`` is the direction (``y``, or the sign of ``y - f``) and
-        ``w[c] += lr a x[c] / sqrt(eps + G[c])`` after ``G[c] += x[c]^2`` (the hinge's
-        subgradient is ``-a x``); with ``metric_tau`` as well, ``a`` is ``tau`` times the
-        direction and ``w[c] += a x[c] / sqrt(eps + G[c])`` (``G`` already holds the row, see
-        :meth:`metric_norm`). A row that touches fewer coordinates than half the support sifts each
-        in the heap (O(nnz log k)); a denser one rebuilds it (O(nnz + k)). The
-        heap's layout never changes a result: it pops in the total order.
-        """
-        cdef WeightVector wv = self.wv()
-        cdef double inv = a / self.scale
-        cdef bint bulk = 2 * n > self.hsize + 16
-        cdef Py_ssize_t k
-        cdef int64_t c
-        for k in range(n):
-            c = idx[k]
-            if c < lo or c >= hi or val[k] == 0.0:
-                continue
-            if self.metric_tau:
-                wv_add_l1(&wv, &self.l1, c, inv * (val[k] / sqrt(self.eps + self.G[c])), not bulk)
-            elif self.adagrad:
-                wv_add_l1(&wv, &self.l1, c,
-                          adagrad_step(&self.G[c], -a * val[k], self.lr, self.eps) / self.scale,
-                          not bulk)
-            else:
-                wv_add_l1(&wv, &self.l1, c, inv * val[k], not bulk)
-        if bulk:
-            topk_rebuild(wv.heap, wv.pos, wv.hsize, wv.v, idx, n)
-
-    cdef double metric_norm(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
-        """``G[c] += x[c]^2`` over the row, then ``sum x[c]^2 / sqrt(eps + G[c])`` (left to right):
-        ``||x||^2`` in the metric ``diag(1 / sqrt(eps + G))`` of ``metric_tau``'s step."""
-        cdef double s = 0.0, x
-        cdef Py_ssize_t k
-        cdef int64_t c
-        for k in range(n):
-            x = val[k]
-            if x == 0.0:
-                continue
-            c = idx[k]
-            self.G[c] = saturate(self.G[c] + x * x)
-            s += x * x / sqrt(self.eps + self.G[c])
-        return s
-
-    cdef inline double metric_bias(self) noexcept:
-        """The input 1's term of :meth:`metric_norm` (``G_b += 1``, then ``1 / sqrt(eps + G_b)``); 0 without a bias."""
-        if not self.fit_intercept:
-            return 0.0
-        self.intercept_G = saturate(self.intercept_G + 1.0)
-        return 1.0 / sqrt(self.eps + self.intercept_G)
-
-    cdef void random_keep(self, int64_t k, double n) noexcept:
-        """Keep a uniform ``k``-subset of ``n`` coordinates, the support first, by column (Algorithm
-        S of Knuth, one draw per coordinate until ``k`` are kept); zero the rest.
-
-        The draws decide by rank (the position of a coordinate in column
-        order), so they run in a tight loop up to the next dropped rank; the
-        support is then walked in column order through ``pos`` (no sort) to
-        the column of that rank. The draws that must keep every remaining
-        coordinate are skipped by advancing the generator. O(draws + last
-        dropped column) per call, without branching on each column.
-        """
-        cdef WeightVector wv = self.wv()
-        cdef const int64_t* pos = wv.pos
-        cdef uint64_t* rng = <uint64_t*> &self.rng
-        cdef uint64_t state = rng[0]  # in a register while drawing
-        cdef int64_t m = self.hsize, j = 0, kept = 0, c = 0, seen = 0
-        cdef bint member
-        while True:
-            while j < m:  # the draws, up to the next rank that goes
-                if kept < k and <double> (k - kept) >= n - <double> j:
-                    # u (n - j) < n - j <= k - kept: every remaining coordinate is kept
-                    state += <uint64_t> (m - j) * GOLDEN
-                    j = m
-                elif kept < k and next_uniform(&state) * (n - <double> j) < <double> (k - kept):
-                    kept += 1
-                    j += 1
-                else:
-                    break
-            if j >= m:
-                rng[0] = state
-                return
-            while True:  # the column of rank j: seen members lie before column c
-                member = pos[c] >= 0
-                if member & (seen == j):
-                    break
-                seen += member
-                c += 1
-            wv_zero_l1(&wv, &self.l1, c)
-            seen += 1
-            c += 1
-            j += 1
-
     cdef void sparsify(self) noexcept:
-        """Project onto the L1 ball (a scale factor) and truncate to the budget (Alg. 1, 3)."""
+        """Scale onto the L1 ball (Alg. 1) and truncate to the budget (Alg. 3)."""
         cdef WeightVector wv = self.wv()
-        cdef double l1
-        cdef int64_t k
-        if self.project:
-            l1 = self.scale * self.l1
-            if l1 > self.radius:
-                self.scale *= self.radius / l1
-                if self.scale < TINY_SCALE:  # fold the scale into v before it underflows
-                    wv_fold_l1(&wv, &self.l1)
-        if self.select != KEEP_ALL:
-            k = budget_limit(self.select, self.budget, self.dim, self.original)
-            if self.hsize > k or (self.select == KEEP_RANDOM_ALWAYS and self.hsize > 0):
-                if self.select == KEEP_LARGEST:
-                    while self.hsize > k:
-                        wv_evict_min_l1(&wv, &self.l1)
-                else:
-                    self.random_keep(k, <double> self.dim if self.original else <double> self.hsize)
+        if ball_scale(&self.scale, self.scale * self.l1, self.ball):
+            wv_fold_l1(&wv, &self.l1)
+        self.truncate(self, budget_limit(self.select, self.budget, self.dim, self.original))
         if self.hsize == 0:
             self.l1 = 0.0
 
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
                       double y, double score) noexcept:
-        cdef int64_t new_from = self.new_from
-        cdef double margin = y * score, loss, direction, tau = 0.0, sq
-        cdef bint update, stepped
+        """Alg. 1 after the prediction ``f = score``: suffer the loss; if it counts, step over the
+        whole row ``x = [x~, x^]`` (Eq. 4: the new features by the same step); then scale onto
+        the L1 ball and truncate, every round. ``||x||^2`` counts the bias's input 1."""
+        if self.original:
+            return self.learn_code(idx, val, n, y, score)
+        cdef double direction, loss = self.loss(self, y, score, &direction)
+        cdef double sq = bias_sq(self.fit_intercept, sq_norm(val, n))
         self.new_from = -1
-        if self.regression:  # epsilon-insensitive loss
-            loss = fmax0(0.0, fabs(y - score) - self.epsilon)
-            direction = 1.0 if y > score else -1.0
-            update = loss > 0.0
-        else:
-            loss = fmax0(0.0, 1.0 - margin)
-            direction = y
-            if self.original:
-                update = margin <= 1.0
-            elif self.rule == STEP_PERCEPTRON:
-                update = margin <= 0.0
-            else:
-                update = loss > 0.0
-        sq = bias_sq(self.fit_intercept, sq_norm(val, n))  # the bias's input 1 counts
-        stepped = update and sq > 0.0 and isfinite(sq)
+        if suffers(self.rule, loss, y * score) and sq > 0.0 and isfinite(sq):
+            self.step(self, idx, val, n, loss, sq, direction)
+        self.sparsify()
+        return loss
+
+    cdef double learn_code(self, const int64_t* idx, const double* val, Py_ssize_t n,
+                           double y, double score) noexcept:
+        """The authors' round: a step whenever ``y f <= 1``, with their ``tau``; on the first row
+        of a stage the old features step and the new ones take the last ``tau`` (1 for the
+        perceptron); scaling and truncation only after either."""
+        cdef int64_t new_from = self.new_from
+        cdef double margin = y * score, direction, tau
+        cdef double loss = self.loss(self, y, score, &direction)
+        cdef double sq = bias_sq(self.fit_intercept, sq_norm(val, n))
+        cdef bint stepped = margin <= 1.0 and sq > 0.0 and isfinite(sq)
+        self.new_from = -1
         if stepped:
-            tau = step_size(self.rule, self.C, loss, sq, margin, self.original)
+            tau = code_step_size(self.rule, self.C, loss, sq, margin)
             self.last_tau = tau
-        if self.original and new_from >= 0:
-            # first round of a new stage: old coordinates step, new ones get the last tau
-            if stepped:
-                self.add(idx, val, n, tau * direction, 0, new_from)
-                bias_add(self.fit_intercept, &self.intercept, tau * direction)  # an old input
-            self.add(idx, val, n, (1.0 if self.rule == STEP_PERCEPTRON else self.last_tau) * direction,
-                     new_from, ALL_COLS)
-            self.sparsify()
-        elif stepped and self.metric_tau:  # tau of Alg. 2 with ||x||^2 in AdaGrad's metric
-            sq = self.metric_norm(idx, val, n) + self.metric_bias()
-            if sq > 0.0 and isfinite(sq):
-                tau = step_size(self.rule, self.C, loss, sq, margin, False) * direction
-                self.add(idx, val, n, tau, 0, ALL_COLS)
-                bias_add(self.fit_intercept, &self.intercept,
-                         tau / sqrt(self.eps + self.intercept_G))
-            self.sparsify()
-        elif stepped and self.adagrad:  # the hinge's subgradient on the input 1 is -direction
-            self.add(idx, val, n, direction, 0, ALL_COLS)
-            bias_adagrad(self.fit_intercept, &self.intercept, &self.intercept_G, -direction,
-                         self.lr, self.eps)
-            self.sparsify()
-        elif stepped:
-            self.add(idx, val, n, tau * direction, 0, ALL_COLS)
+            add(self, idx, val, n, tau * direction, 0, ALL_COLS if new_from < 0 else new_from,
+                ALONG_X)
             bias_add(self.fit_intercept, &self.intercept, tau * direction)
+        if new_from >= 0:
+            tau = 1.0 if self.rule == STEP_PERCEPTRON else self.last_tau
+            add(self, idx, val, n, tau * direction, new_from, ALL_COLS, ALONG_X)
+        if stepped or new_from >= 0:
             self.sparsify()
-        elif not self.original:
-            self.sparsify()  # the paper's sparsity step runs every round
         return loss
 
     cdef int visible(self, const int64_t* cols, Py_ssize_t n, Py_ssize_t dim) except -1:
@@ -393,6 +473,8 @@ cdef class STSDMulticlassCore(Core):
 
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
                       double y, double score) noexcept:
+        """The multiclass PA step on the STSD round: ``W_y += tau x``, ``W_r -= tau x`` with
+        ``tau`` of Alg. 2 on ``2 ||x||^2``, the L1 ball, then truncation by feature."""
         cdef Py_ssize_t K = self.V.shape[1], k, yc, r
         cdef double loss, sq, a, tau, old
         cdef int64_t j, keep
@@ -404,7 +486,7 @@ cdef class STSDMulticlassCore(Core):
         loss = fmax0(0.0, 1.0 - (self.f[yc] - self.f[r]))
         sq = bias_sq(self.fit_intercept, sq_norm(val, n))  # each class's input 1 counts
         if loss > 0.0 and 0.0 < sq and isfinite(sq):
-            tau = step_size(self.rule, self.C, loss, 2.0 * sq, 0.0, False)
+            tau = step_size(self.rule, self.C, loss, 2.0 * sq)
             bias_add(self.fit_intercept, &self.intercept[yc], tau)
             bias_add(self.fit_intercept, &self.intercept[r], -tau)
             a = tau / self.scale
@@ -418,10 +500,8 @@ cdef class STSDMulticlassCore(Core):
                 self.row_norm(j)
                 self.l1 += self.g[j] - old
                 topk_touch(&self.heap[0], &self.pos[0], &self.hsize, &self.g[0], j)
-        if self.scale * self.l1 > self.radius:  # the L1 ball over all the weights
-            self.scale *= self.radius / (self.scale * self.l1)
-            if self.scale < TINY_SCALE:
-                self.fold_scale()
+        if ball_scale(&self.scale, self.scale * self.l1, self.radius):
+            self.fold_scale()
         keep = budget_limit(KEEP_LARGEST, self.budget, self.dim, False)
         while self.hsize > keep:  # drop the features with the smallest weight rows
             j = topk_pop(&self.heap[0], &self.pos[0], &self.hsize, &self.g[0])

@@ -11,7 +11,7 @@ import numpy as np
 from evofeat.base import InputError, OnlineLearner
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
-from evofeat.linear._stsd import SELECTIONS, STEP_RULES, STSDCore
+from evofeat.linear._stsd import SELECTIONS, STEP_RULES, STSDCore, keep_count
 
 __all__ = ["STSD", "budget_limit"]
 
@@ -37,11 +37,7 @@ def budget_limit(select: str, budget: float, d: int, original: bool) -> int:
     >>> budget_limit("largest", 0.29, 100, False), budget_limit("largest", 0.5, 5, True)
     (29, 3)
     """
-    if select == "all":
-        return d
-    if original:
-        return int(math.floor(budget * d + 0.5))  # MATLAB round (halves up), no minimum
-    return max(1, int(math.floor(budget * d + 1e-9)))  # floor(B d), tolerant of 0.29 * 100
+    return int(keep_count(select, budget, d, original))
 
 
 def _check(ok: bool, what: str, expected: str, value: Any, fix: str) -> None:

@@ -4,9 +4,12 @@
 :class:`evofeat.experiments.spec.PaperSpec` named ``PAPER``);
 ``published.json`` holds its published cells (as transcribed in
 ``shared/papers/published.json``), ``explanations.json`` why the cells it
-misses are missed, and the ``*.md`` files its report's prose. The renderer
-(:mod:`evofeat.report`) reads the data files through :func:`text`, as
-package data, and imports nothing of a paper.
+misses are missed, and the ``*.md`` files its report's prose. When the runs
+finish, :func:`evofeat.experiments.sections.document` resolves the
+declaration into a plain document (``report.json`` beside the results); the
+renderer (:mod:`evofeat.report.paper`) renders that document, reads the
+data files through :func:`text`, as package data, and imports nothing of a
+paper.
 
 >>> sorted(NAMES)
 ['ceofs', 'fesl', 'ofs', 'opid', 'stsd']

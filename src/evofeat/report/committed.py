@@ -38,6 +38,7 @@ from evofeat.report.compare import (
     Explanation,
     Row,
     comparison_section,
+    explain_not_run,
     status_counts,
     write_comparison_csv,
 )
@@ -156,12 +157,10 @@ def _retable(text: str, rows: Sequence[Row], signed: bool) -> tuple[str, list[st
 
 def refresh(paper: str, folder: Path, signed: bool = False) -> Path:
     """Re-judge ``folder``'s ``comparison.csv`` and ``report.md`` (see the module docstring)."""
-    from evofeat.experiments.finish import _explain_not_run
-
     folder = Path(folder)
     rows = read_rows(folder / "comparison.csv")
     explanations: dict[str, Explanation] = dict(EXPLANATIONS.get(paper, {}))
-    _explain_not_run(rows, False, explanations)
+    explain_not_run(rows, False, explanations)
     path = folder / "report.md"
     text = path.read_text(encoding="utf-8")
     head, _, _ = text.partition("\n## Every published cell")

@@ -27,6 +27,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,7 @@ __all__ = [
     "Pair",
     "Row",
     "comparison_section",
+    "explain_not_run",
     "paired_section",
     "run_section",
     "write_comparison_csv",
@@ -391,3 +393,44 @@ def run_section(
         lines.append("- Skipped: none")
     lines += [f"- Data not here: {line}" for line in absent]
     return "## This run\n\n" + kind + "\n\n" + "\n".join(lines) + "\n"
+
+
+def _registered(dataset: str) -> str | None:
+    """The registry name of a data set as a paper prints it, or None."""
+    from evofeat.datasets.catalogue import get_entry
+
+    try:
+        return get_entry(dataset).name
+    except KeyError:
+        return None
+
+
+def explain_not_run(rows: list[Any], quick: bool, explanations: dict[str, Any]) -> None:
+    """Give every published cell that did not run its reason (absent data, or not in this run).
+
+    >>> r = Row("p", "t", "no-such-set", "m", "", 1.0, 0.1, float("nan"), float("nan"))
+    >>> why: dict[str, Explanation] = {}
+    >>> explain_not_run([r], True, why)
+    >>> r.explanation_id, why["not-in-this-run"].text[:30]
+    ('not-in-this-run', 'Not run: the quick subset leav')
+    """
+    from evofeat.datasets.catalogue import needs_data, status
+
+    for r in rows:
+        if r.verdict != "not run" or r.explanation_id:
+            continue
+        name = _registered(r.dataset)
+        if name is not None and status(name) != "here":
+            r.explanation_id = f"needs-data-{name}"
+            text = f"Not run: {needs_data(name)}."
+        else:
+            r.explanation_id = "not-in-this-run"
+            text = (
+                "Not run: the quick subset leaves this cell out (the full run has it)."
+                if quick
+                else "Not run: this run's protocol has no cell for it."
+            )
+        explanations.setdefault(
+            r.explanation_id,
+            Explanation(r.explanation_id, text, "none (the cell did not run)", "tested"),
+        )

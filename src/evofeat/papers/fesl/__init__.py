@@ -3,7 +3,7 @@
 Table 2 (synthetic part), Figure 3, the Reuters protocol on the 1200-document
 sample, a regression stream, and a sensitivity of the results to the overlap
 ``B``, declared as data. The step size c is chosen per data set on held-out
-search runs (:class:`evofeat.report.paper.Search`); the report reads every
+search runs (:class:`evofeat.experiments.sections.Search`); the report reads every
 reported cell at that c. ``evofeat reproduce fesl`` runs it; the choices the
 paper leaves open are module constants, stated again in the report.
 
@@ -28,12 +28,7 @@ from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
 from evofeat.experiments.cell import command as cell_command
 from evofeat.experiments.finish import missing_data
-from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
-from evofeat.papers import text
-from evofeat.report import markdown_table, published
-from evofeat.report.compare import Row
-from evofeat.report.explanations import explain
-from evofeat.report.paper import (
+from evofeat.experiments.sections import (
     CHOSEN,
     Adaptive,
     Col,
@@ -45,6 +40,11 @@ from evofeat.report.paper import (
     summary,
     table_rows,
 )
+from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
+from evofeat.papers import text
+from evofeat.report import markdown_table, published
+from evofeat.report.compare import Row
+from evofeat.report.explanations import explain
 
 __all__ = ["PAPER", "SYNTHETIC", "Spec"]
 

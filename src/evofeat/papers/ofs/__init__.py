@@ -27,10 +27,10 @@ import numpy as np
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
 from evofeat.experiments.cell import command as cell_command
+from evofeat.experiments.sections import Adaptive, Curves, Figure, Line, Table, View, summary
 from evofeat.experiments.spec import Extra, Grid, PairSpec, PaperSpec, Published, Variant
 from evofeat.papers import text
 from evofeat.report import markdown_table, published
-from evofeat.report.paper import Adaptive, Curves, Figure, Line, Table, View, summary
 
 __all__ = ["PAPER", "mrmr_order", "mutual_information"]
 

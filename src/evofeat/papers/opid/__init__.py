@@ -17,10 +17,10 @@ import numpy as np
 
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
+from evofeat.experiments.sections import Col, Figure, Line, Results, Table, summary
 from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
 from evofeat.papers import text
 from evofeat.report import published
-from evofeat.report.paper import Col, Figure, Line, Results, Table, summary
 
 __all__ = ["PAPER", "SETTINGS", "Setting", "protocol_setting"]
 

@@ -31,10 +31,11 @@ import numpy as np
 
 from evofeat.experiments import protocols
 from evofeat.experiments.base import Cell
+from evofeat.experiments.sections import Adaptive, Figure, Line, Results, Table, View, summary
 from evofeat.experiments.spec import Grid, PairSpec, PaperSpec, Published, Variant
 from evofeat.papers import text
 from evofeat.report import diff_in_std, markdown_table, mean_std, published
-from evofeat.report.paper import Adaptive, Figure, Line, Results, Table, View, exact, summary
+from evofeat.report.paper import exact
 
 __all__ = ["PAPER", "regression_data", "setting"]
 
