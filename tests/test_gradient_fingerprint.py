@@ -5,16 +5,19 @@ saved by that commit's predecessor."""
 from __future__ import annotations
 
 import json
+import pickle
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
+from evofeat.ensemble._fesl import FESLCore
 
 import gradient_fingerprint as gf
 from evofeat import io
 
 MODELS = Path(__file__).parent / "data" / "main_models"
+RULE_NAMES = ("base", "lr", "eps", "beta", "l1", "l2", "nag_t", "nag_N")
 
 
 @pytest.fixture(scope="module")
@@ -46,3 +49,24 @@ def test_model_files_of_the_previous_core_load_and_continue(key: str) -> None:
     assert preds == e["preds"]
     np.testing.assert_array_equal(gf._coef(model), e["coef"])
     assert float(model.intercept_) == e["intercept"]
+
+
+def test_fesl_rule_fields_are_read_and_written_by_name() -> None:
+    """FESL's step rule is a struct inside its core; its fields keep their model-file names."""
+    core = FESLCore.empty(4, 2, 3, 0, 0.5, 0.0, 0.0, 0, 0, 3, 1e-8, 1.0, 0.2, 0.3)
+    assert (core.base, core.lr, core.eps, core.beta, core.l1, core.l2) == (
+        3,
+        0.5,
+        1e-8,
+        1.0,
+        0.2,
+        0.3,
+    )
+    core.nag_t, core.nag_N = 4.0, 2.5
+    fields = core._asdict()
+    assert (fields["nag_t"], fields["nag_N"], fields["base"]) == (4.0, 2.5, 3)
+    for twin in (FESLCore(**fields), pickle.loads(pickle.dumps(core))):
+        assert {k: twin._asdict()[k] for k in RULE_NAMES} == {k: fields[k] for k in RULE_NAMES}
+    assert not hasattr(core, "no_such_field")
+    with pytest.raises(TypeError):
+        core.base = "ftrl"  # the rule's kind is a code
