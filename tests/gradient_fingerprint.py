@@ -72,6 +72,12 @@ def cases() -> list[tuple[str, dict[str, Any]]]:
             out.append(("ftrl", {"loss": loss, "fit_intercept": fi, "l1": l1, "l2": l2}))
         for inv in (False, True):
             out.append(("nag", {"loss": loss, "fit_intercept": fi, "invariant": inv}))
+    out += [
+        ("ogd", {"fit_intercept": True, "intercept_lr": 0.05, "lr": 0.3}),
+        ("adagrad", {"fit_intercept": True, "intercept_lr": 0.05, "eps": 0.1}),
+        ("ftrl", {"fit_intercept": True, "intercept_lr": 0.05, "alpha": 0.5, "beta": 0.1}),
+        ("nag", {"fit_intercept": True, "intercept_lr": 0.05, "lr": 0.2, "invariant": True}),
+    ]
     for method, base, fi in itertools.product(
         ("fesl-c", "fesl-s", "nogd", "rogd-u", "rogd-f"),
         ("ogd", "adagrad", "ftrl", "nag"),
