@@ -87,26 +87,43 @@ cdef inline bint rule_row(StepRule* r, double clock, double slope, const int64_t
     return True
 
 
-cdef inline double rule_delta(const StepRule* r, double* G, double* z, double s, double w, double x,
-                              double slope, double q, bint change) noexcept nogil:
-    """The change of a weight ``w`` on value ``x`` (gradient ``slope x``), updating its coordinate's ``G``
-    and ``z``; ``q`` is :func:`rule_row`'s. OGD ``q x``; AdaGrad ``-lr g / sqrt(eps + G)``; FTRL the lazy
-    weight's change (0 unless ``change``: a learner that keeps no weight reads the lazy one); NAG
-    ``-lr q g / (s sqrt(G))`` (ratio clipped to [-1, 1])."""
-    if r.kind == OGD_RULE:
-        return q * x
+cdef inline double adagrad_delta(const StepRule* r, double* G, double x, double slope) noexcept nogil:
+    """AdaGrad's change of a weight on value ``x``: ``G += g^2``, ``-lr g / sqrt(eps + G)`` (``g = slope x``)."""
+    return adagrad_step(G, saturate(slope * x), r.lr, r.eps)
+
+
+cdef inline double ftrl_delta(const StepRule* r, double* G, double* z, double w, double x, double slope,
+                              bint change) noexcept nogil:
+    """FTRL's update of ``z`` and ``n = G`` from weight ``w``; the lazy weight's change (0 unless ``change``:
+    a learner that keeps no weight reads the lazy one)."""
+    ftrl_step(z, G, w, saturate(slope * x), r.lr)
+    if not change:
+        return 0.0
+    return saturate(ftrl_weight(z[0], G[0], r.lr, r.beta, r.l1, r.l2) - w)
+
+
+cdef inline double nag_delta(const StepRule* r, double* G, double s, double x, double slope,
+                             double q) noexcept nogil:
+    """NAG's change ``-lr q g / (s sqrt(G))`` (ratio clipped to [-1, 1]), ``G += g^2``; 0 when ``g = 0``."""
     cdef double g = saturate(slope * x)
-    if r.kind == ADAGRAD_RULE:
-        return adagrad_step(G, g, r.lr, r.eps)
-    if r.kind == FTRL_RULE:
-        ftrl_step(z, G, w, g, r.lr)
-        if not change:
-            return 0.0
-        return saturate(ftrl_weight(z[0], G[0], r.lr, r.beta, r.l1, r.l2) - w)
     if g == 0.0:
         return 0.0
     G[0] = saturate(G[0] + g * g)
     return -saturate(r.lr * q * nag_ratio(g, G[0]) / s)
+
+
+cdef inline double rule_delta(const StepRule* r, double* G, double* z, double s, double w, double x,
+                              double slope, double q) noexcept nogil:
+    """The change of a weight ``w`` on value ``x`` (gradient ``slope x``) by the rule, updating its
+    coordinate's ``G`` and ``z``; ``q`` is :func:`rule_row`'s; OGD's is ``q x``. A learner whose rule is
+    fixed calls its kind's function (one per coordinate); :func:`rule_deltas` picks it once per row."""
+    if r.kind == OGD_RULE:
+        return q * x
+    if r.kind == ADAGRAD_RULE:
+        return adagrad_delta(r, G, x, slope)
+    if r.kind == FTRL_RULE:
+        return ftrl_delta(r, G, z, w, x, slope, True)
+    return nag_delta(r, G, s, x, slope, q)
 
 
 cdef inline double rule_apply(const StepRule* r, double w, double d, double z, double G) noexcept nogil:
@@ -121,12 +138,22 @@ cdef inline double rule_apply(const StepRule* r, double w, double d, double z, d
 cdef inline void rule_deltas(const StepRule* r, double* d, const int64_t* idx, const double* val,
                              Py_ssize_t n, const double* w, double* G, double* z, const double* s,
                              double slope, double q, const int64_t* space, int64_t cur) noexcept nogil:
-    """:func:`rule_delta` of each stepped coordinate of the row into ``d`` (0 for the others)."""
+    """The change of each stepped coordinate of the row into ``d`` (0 for the others), the rule's kind
+    picked once for the row."""
     cdef Py_ssize_t k
     cdef int64_t j
-    for k in range(n):
-        j = idx[k]
-        d[k] = 0.0
-        if in_mask(space, cur, j):
-            d[k] = rule_delta(r, &G[j], &z[j], s[j] if s != NULL else 1.0, w[j], val[k], slope, q,
-                              True)
+    if r.kind == NAG_RULE:
+        for k in range(n):
+            j = idx[k]
+            d[k] = nag_delta(r, &G[j], s[j], val[k], slope, q) if in_mask(space, cur, j) else 0.0
+    elif r.kind == ADAGRAD_RULE:
+        for k in range(n):
+            j = idx[k]
+            d[k] = adagrad_delta(r, &G[j], val[k], slope) if in_mask(space, cur, j) else 0.0
+    elif r.kind == FTRL_RULE:
+        for k in range(n):
+            j = idx[k]
+            d[k] = ftrl_delta(r, &G[j], &z[j], w[j], val[k], slope, True) if in_mask(space, cur, j) else 0.0
+    else:
+        for k in range(n):
+            d[k] = q * val[k] if in_mask(space, cur, idx[k]) else 0.0

@@ -517,7 +517,7 @@ cdef class FESLCore(Core):
         cdef double q = 0.0, d
         cdef int e
         cdef double* w = &self.w[0]
-        if not ((r.kind == OGD_RULE or fabs(slope) <= MAX) and self.grow_xs(n)):
+        if r.kind != OGD_RULE and not (fabs(slope) <= MAX and self.grow_xs(n)):
             return  # a step that is not finite, or no memory: no step
         if r.kind == NAG_RULE:  # NAG rescales weights before its step: as a change of w (0 where none)
             for k in range(n):
@@ -529,21 +529,25 @@ cdef class FESLCore(Core):
         if not rule_row(r, clock, slope, idx, val, n, w, &self.s[0], &self.space[0], cur,
                         self.fit_intercept, &q):
             return
-        rule_deltas(r, self.xs, idx, val, n, w, &self.G[0], &self.z[0], &self.s[0], slope, q,
-                    &self.space[0], cur)
-        if r.kind != OGD_RULE:
+        if r.kind == OGD_RULE:  # the step is q x: v_p += q X_p,cur x, then w += q x (no buffer)
+            if self.n_p > 0:
+                e = self.project_exp(self.buf_p, self.n_p, cur, idx, val, n, self.q2)
+                for i in range(self.n_p):
+                    self.v_p[i] = saturate(self.v_p[i] + unscale(q * self.q2[i], e))
+            for k in range(n):
+                if self.space[idx[k]] == cur:
+                    w[idx[k]] = rule_apply(r, w[idx[k]], q * val[k], 0.0, 0.0)
+        else:
+            rule_deltas(r, self.xs, idx, val, n, w, &self.G[0], &self.z[0], &self.s[0], slope, q,
+                        &self.space[0], cur)
             self.track_vp(idx, self.xs, n)
-        elif self.n_p > 0:  # OGD's step is q x: v_p += q X_p,cur x
-            e = self.project_exp(self.buf_p, self.n_p, cur, idx, val, n, self.q2)
-            for i in range(self.n_p):
-                self.v_p[i] = saturate(self.v_p[i] + unscale(q * self.q2[i], e))
-        for k in range(n):
-            j = idx[k]
-            if self.space[j] == cur:
-                w[j] = rule_apply(r, w[j], self.xs[k], self.z[j], self.G[j])
+            for k in range(n):
+                j = idx[k]
+                if self.space[j] == cur:
+                    w[j] = rule_apply(r, w[j], self.xs[k], self.z[j], self.G[j])
         if self.fit_intercept:  # the input 1: the gradient is the slope, with the bias's own state
             br = rule_bias(r, r.lr)
-            d = rule_delta(&br, &self.intercept_G, &self.intercept_z, 1.0, self.intercept, 1.0, slope, q, True)
+            d = rule_delta(&br, &self.intercept_G, &self.intercept_z, 1.0, self.intercept, 1.0, slope, q)
             self.intercept = rule_apply(&br, self.intercept, d, self.intercept_z, self.intercept_G)
 
     cdef void store_row(self, double[:, ::1] gram, int64_t b, int64_t s, const int64_t* idx,

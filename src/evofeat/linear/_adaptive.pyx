@@ -16,8 +16,8 @@ from evofeat._core.core cimport Core
 from evofeat._core.losses cimport c_loss_step, label_of
 from evofeat._core.safe cimport safe_dot, safe_dotn, saturate
 from evofeat._core.steprule cimport (
-    ADAGRAD_RULE, FTRL_RULE, NAG_RULE, StepRule, rule_apply, rule_bias, rule_delta, rule_deltas,
-    rule_make, rule_row,
+    ADAGRAD_RULE, FTRL_RULE, NAG_RULE, StepRule, adagrad_delta, ftrl_delta, nag_delta, rule_apply,
+    rule_bias, rule_deltas, rule_make, rule_row,
 )
 
 
@@ -152,11 +152,10 @@ cdef class FTRLCore(RowScratch):
                 w = wb[k]
             else:
                 w = ftrl_weight(z[i], nn[i], self.alpha, self.beta, self.l1, self.l2)
-            rule_delta(&r, &nn[i], &z[i], 1.0, w, val[k], slope, 0.0, False)
+            ftrl_delta(&r, &nn[i], &z[i], w, val[k], slope, False)
         if self.fit_intercept:  # the gradient on the constant input 1 is the slope
             br = rule_bias(&r, self.intercept_lr)
-            rule_delta(&br, &self.intercept_n, &self.intercept_z, 1.0, self.bias(), 1.0, slope, 0.0,
-                       False)
+            ftrl_delta(&br, &self.intercept_n, &self.intercept_z, self.bias(), 1.0, slope, False)
         return loss
 
 
@@ -198,13 +197,11 @@ cdef class AdaGradCore(Core):
         cdef StepRule br
         for k in range(m):
             i = idx[k]
-            w[i] = rule_apply(&r, w[i], rule_delta(&r, &G[i], &G[i], 1.0, w[i], val[k], slope, 0.0, True),
-                              0.0, 0.0)
+            w[i] = rule_apply(&r, w[i], adagrad_delta(&r, &G[i], val[k], slope), 0.0, 0.0)
         if self.fit_intercept:  # the gradient on the constant input 1 is the slope
             br = rule_bias(&r, self.intercept_lr)
-            self.intercept = rule_apply(&br, self.intercept, rule_delta(
-                &br, &self.intercept_G, &self.intercept_G, 1.0, self.intercept, 1.0, slope, 0.0, True),
-                0.0, 0.0)
+            self.intercept = rule_apply(&br, self.intercept,
+                                        adagrad_delta(&br, &self.intercept_G, 1.0, slope), 0.0, 0.0)
         return loss
 
 
@@ -268,8 +265,7 @@ cdef class NAGCore(RowScratch):
             return loss
         rule_deltas(&r, d, idx, val, m, w, &self.G[0], &self.G[0], &self.s[0], slope, q, NULL, 0)
         if self.fit_intercept:  # the input 1, of scale 1: the gradient is the slope
-            db = rule_delta(&br, &self.intercept_G, &self.intercept_G, 1.0, self.intercept, 1.0,
-                            slope, q, True)
+            db = nag_delta(&br, &self.intercept_G, 1.0, 1.0, slope, q)
         if self.invariant:
             for k in range(m):
                 D = saturate(D - d[k] * val[k])

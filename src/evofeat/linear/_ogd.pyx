@@ -66,5 +66,5 @@ cdef class OGDCore(Core):
         if self.fit_intercept and rule_row(&br, <double> self.t, slope, NULL, NULL, 0, NULL, NULL,
                                            NULL, 0, False, &q):
             self.intercept = rule_apply(&br, self.intercept,
-                                        rule_delta(&br, NULL, NULL, 1.0, 0.0, 1.0, slope, q, True), 0.0, 0.0)
+                                        rule_delta(&br, NULL, NULL, 1.0, 0.0, 1.0, slope, q), 0.0, 0.0)
         return c_loss_value(self.loss_kind, score, y)
