@@ -126,13 +126,18 @@ cdef inline double rule_delta(const StepRule* r, double* G, double* z, double s,
     return nag_delta(r, G, s, x, slope, q)
 
 
-cdef inline double rule_apply(const StepRule* r, double w, double d, double z, double G) noexcept nogil:
-    """The weight after the change ``d``: FTRL's lazy weight itself (not ``w + d``), else ``w + d`` saturated."""
-    if r.kind == FTRL_RULE:
-        return ftrl_weight(z, G, r.lr, r.beta, r.l1, r.l2)
+cdef inline double step_add(double w, double d) noexcept nogil:
+    """``w + d`` saturated (``w`` itself when ``d`` is 0): the weight after a change by a rule that keeps ``w``."""
     if d != 0.0:
         return saturate(w + d)
     return w
+
+
+cdef inline double rule_apply(const StepRule* r, double w, double d, double z, double G) noexcept nogil:
+    """The weight after the change ``d``: FTRL's lazy weight itself (not ``w + d``), else :func:`step_add`."""
+    if r.kind == FTRL_RULE:
+        return ftrl_weight(z, G, r.lr, r.beta, r.l1, r.l2)
+    return step_add(w, d)
 
 
 cdef inline void rule_deltas(const StepRule* r, double* d, const int64_t* idx, const double* val,

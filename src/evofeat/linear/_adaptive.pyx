@@ -17,7 +17,7 @@ from evofeat._core.losses cimport c_loss_step, label_of
 from evofeat._core.safe cimport safe_dot, safe_dotn, saturate
 from evofeat._core.steprule cimport (
     ADAGRAD_RULE, FTRL_RULE, NAG_RULE, StepRule, adagrad_delta, ftrl_delta, nag_delta, rule_apply,
-    rule_bias, rule_deltas, rule_make, rule_row,
+    rule_bias, rule_deltas, rule_make, rule_row, step_add,
 )
 
 
@@ -197,11 +197,10 @@ cdef class AdaGradCore(Core):
         cdef StepRule br
         for k in range(m):
             i = idx[k]
-            w[i] = rule_apply(&r, w[i], adagrad_delta(&r, &G[i], val[k], slope), 0.0, 0.0)
+            w[i] = step_add(w[i], adagrad_delta(&r, &G[i], val[k], slope))
         if self.fit_intercept:  # the gradient on the constant input 1 is the slope
             br = rule_bias(&r, self.intercept_lr)
-            self.intercept = rule_apply(&br, self.intercept,
-                                        adagrad_delta(&br, &self.intercept_G, 1.0, slope), 0.0, 0.0)
+            self.intercept = step_add(self.intercept, adagrad_delta(&br, &self.intercept_G, 1.0, slope))
         return loss
 
 
@@ -271,9 +270,9 @@ cdef class NAGCore(RowScratch):
                 D = saturate(D - d[k] * val[k])
             shrink = invariant_shrink(self.loss_kind, saturate(D - db), slope, score, y)
         for k in range(m):
-            w[idx[k]] = rule_apply(&r, w[idx[k]], shrink * d[k], 0.0, 0.0)
+            w[idx[k]] = step_add(w[idx[k]], shrink * d[k])
         if self.fit_intercept:
-            self.intercept = rule_apply(&br, self.intercept, shrink * db, 0.0, 0.0)
+            self.intercept = step_add(self.intercept, shrink * db)
         return loss
 
 
