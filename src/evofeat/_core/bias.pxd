@@ -5,12 +5,12 @@
 # feature weights only, as scikit-learn leaves the intercept out of its penalty). Each learner keeps it in named fields
 # of its core (fit_intercept, intercept, and the bias's own accumulator when its rule has one) and steps it with its own
 # rule on the input 1: its share of the score (bias_score), of ||x||^2 (bias_sq, bias_sq_scaled), of a row's
-# largest |x| (bias_input), of the step (bias_add: OGD, perceptron, PA; bias_adagrad; bias_ftrl_step and
-# bias_ftrl_weight: FTRL-Proximal; bias_nag: NAG's normalised step). Everything is ``cdef inline``: with
-# fit_intercept off a learner pays one predictable branch.
+# largest |x| (bias_input), of the step (bias_add: perceptron, PA; bias_adagrad). The gradient learners (OGD,
+# AdaGrad, FTRL, NAG, FESL) step it through their step rule (_core/steprule.pxd: rule_bias). Everything is
+# ``cdef inline``: with fit_intercept off a learner pays one predictable branch.
 from libc.math cimport ldexp
 
-from evofeat._core.adaptive cimport adagrad_step, ftrl_step, ftrl_weight, nag_ratio
+from evofeat._core.adaptive cimport adagrad_step
 from evofeat._core.safe cimport saturate
 
 
@@ -53,24 +53,3 @@ cdef inline double bias_sq_scaled(bint on, double sqs, int e) noexcept nogil:
         v = ldexp(1.0, -e)
         return sqs + v * v
     return sqs
-
-
-cdef inline double bias_ftrl_weight(double z, double n, double alpha, double beta) noexcept nogil:
-    """FTRL-Proximal's lazy weight of the bias from its ``z`` and ``n``: no L1, no L2."""
-    return ftrl_weight(z, n, alpha, beta, 0.0, 0.0)
-
-
-cdef inline void bias_ftrl_step(bint on, double* z, double* n, double b, double g,
-                                double alpha) noexcept nogil:
-    """FTRL-Proximal's update of the bias (weight ``b``, gradient ``g``, rate ``alpha``) when ``on``."""
-    if on:
-        ftrl_step(z, n, b, saturate(g), alpha)
-
-
-cdef inline double bias_nag(bint on, double* G, double g, double lr, double q) noexcept nogil:
-    """NAG's normalised step of the input 1 (scale 1, gradient ``g``): ``G += g^2``; returns the step
-    ``lr q g / sqrt(G)`` (ratio clipped to [-1, 1]) to subtract, 0 when off or ``g == 0``."""
-    if on and g != 0.0:
-        G[0] = saturate(G[0] + g * g)
-        return lr * q * nag_ratio(g, G[0])
-    return 0.0

@@ -7,17 +7,19 @@ the per-row arithmetic, in the operation order of the NumPy references.
 
 import numpy as np
 
+from cpython.object cimport PyObject_GenericSetAttr
 from libc.math cimport exp, fabs, ldexp, log, log1p, sqrt
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
 
-from evofeat._core.adaptive cimport adagrad_step, ftrl_step, ftrl_weight, nag_ratio, nag_rescaled
-from evofeat._core.bias cimport (
-    bias_add, bias_adagrad, bias_ftrl_step, bias_ftrl_weight, bias_nag, bias_score, bias_sq,
-)
+from evofeat._core.adaptive cimport nag_rescaled
+from evofeat._core.bias cimport bias_score
 from evofeat._core.core cimport Core
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
 from evofeat._core.rng cimport GOLDEN, peek_uniform
+from evofeat._core.steprule cimport (
+    NAG_RULE, OGD_RULE, StepRule, rule_apply, rule_bias, rule_delta, rule_deltas, rule_make, rule_row,
+)
 from evofeat._core.safe cimport (
     MAX, NORMAL, exponent, fmax0, safe_axpy, safe_dot, safe_dotn, saturate, sign_label, unscale,
 )
@@ -31,6 +33,9 @@ cdef double BIG = 2.0 ** 100
 cdef double SMALL = 2.0 ** -100
 #: a loss entering the ensemble weights is capped here; cumulative losses stay below 2 LCAP.
 cdef double LCAP = 2.0 ** 1000
+#: the step rule's fields as the model file names them: field -> the rule's
+RULE_FIELDS = {"base": "kind", "lr": "lr", "eps": "eps", "beta": "beta", "l1": "l1", "l2": "l2",
+               "nag_t": "t", "nag_N": "N"}
 
 
 cdef inline double entropy(double x) noexcept nogil:
@@ -168,13 +173,12 @@ cdef class FESLCore(Core):
     space is visible (``v_cur``, ``v_next``). ``rng``: the SplitMix64 state of
     FESL-s's draws. Parameters: ``method``, ``loss_kind``, ``lr``,
     ``horizon`` (0: anytime), ``ridge``, ``clock`` (0 global, 1 restart at a
-    switch), ``base`` (the steps of the model learned on the current space:
-    0 OGD; 1 diagonal AdaGrad ``lr g / sqrt(eps + G)``, ``G`` the per-feature
-    sum of squared gradients; 2 FTRL-Proximal with ``alpha = lr``, ``z`` and
-    ``n = G`` per feature, ``w`` kept equal to the lazy weight; 3 NAG, ``s``
-    the largest ``|x_i|`` seen per feature, ``nag_t`` and ``nag_N`` the rows
-    stepped and their sum of ``x_i^2 / s_i^2`` since the switch), ``eps``,
-    ``beta``, ``l1``, ``l2``. With ``fit_intercept`` (1, not the paper's):
+    switch). ``rule``: the step rule of the model learned on the current space
+    (:mod:`evofeat._core.steprule`), over the per-feature ``G``, ``z`` and
+    ``s``; in the model file as ``base`` (its kind: 0 OGD, 1 AdaGrad, 2 FTRL
+    with ``alpha = lr`` and ``w`` kept equal to the lazy weight, 3 NAG),
+    ``lr``, ``eps``, ``beta``, ``l1``, ``l2`` and NAG's counts since the
+    switch ``nag_t``, ``nag_N``. With ``fit_intercept`` (1, not the paper's):
     the biases on a constant input 1, ``intercept`` of the current model
     (stepped by its base, with AdaGrad's / NAG's accumulator ``intercept_G``,
     FTRL's ``intercept_z`` and ``intercept_G`` as its ``n``; over FTRL kept
@@ -190,8 +194,8 @@ cdef class FESLCore(Core):
     cdef public int64_t cur, dim, switches, n_a, n_p, t, t_p, v_cur, v_next
     cdef public uint64_t rng
     cdef public int method, loss_kind, clock
-    cdef public double lr, horizon, ridge, eps, beta, l1, l2, nag_t, nag_N
-    cdef public int base
+    cdef public double horizon, ridge
+    cdef StepRule rule
     cdef public int fit_intercept
     cdef public double intercept, intercept_G, intercept_z, intercept_old
     # scratch (not state): projections of a row through the stored rows, and a rescaled row
@@ -244,14 +248,32 @@ cdef class FESLCore(Core):
         c.h_a, c.k_p, c.g_p, c.c_p = np.zeros((B, B)), np.zeros((B, B)), np.zeros((B, B)), np.zeros((B, B))
         c.r_a, c.v_p = np.zeros(B), np.zeros(B)
         c.alpha1 = c.alpha2 = 0.5
-        c.rng, c.method, c.loss_kind, c.clock, c.base = rng, method, loss_kind, clock, base
-        c.lr, c.horizon, c.ridge, c.eps, c.beta, c.l1, c.l2 = lr, horizon, ridge, eps, beta, l1, l2
+        c.rng, c.method, c.loss_kind, c.clock = rng, method, loss_kind, clock
+        c.horizon, c.ridge = horizon, ridge
+        c.rule = rule_make(base, lr, eps, beta, l1, l2)
         c.q1, c.q2, c.q3, c.q4 = np.zeros(B), np.zeros(B), np.zeros(B), np.zeros(B)
         c.fit_intercept = fit_intercept
         return c
 
     def __dealloc__(self):
         free(self.xs)
+
+    # ------------------------------------------------------------------ the rule's fields, by name
+    def __getattr__(self, name):
+        cdef dict r
+        if name in RULE_FIELDS:
+            r = self.rule
+            return r[RULE_FIELDS[name]]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        cdef dict r
+        if name in RULE_FIELDS:
+            r = self.rule
+            r[RULE_FIELDS[name]] = value
+            self.rule = r
+        else:
+            PyObject_GenericSetAttr(self, name, value)
 
     # ------------------------------------------------------------------ rows through stored rows
     cdef inline bint in_space(self, int64_t col, int64_t s) noexcept:
@@ -278,11 +300,11 @@ cdef class FESLCore(Core):
         return unscale(t, ew + ev)
 
     cdef double dot_cur(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
-        """The current model's score: :meth:`dot_space` of the current space; NAG (base 3): with
+        """The current model's score: :meth:`dot_space` of the current space; NAG: with
         each weight rescaled to the row's new scale (``nag_rescaled``), not yet stored."""
         cdef int64_t cur = self.cur, j
         cdef Py_ssize_t k
-        if self.base != 3 or not self.grow_xs(n):
+        if self.rule.kind != NAG_RULE or not self.grow_xs(n):
             return self.dot_space(cur, idx, val, n)
         for k in range(n):
             j = idx[k]
@@ -484,121 +506,49 @@ cdef class FESLCore(Core):
         label[0] = label_of(self.loss_kind, s)
         return s
 
-    cdef void step_new(self, double a, const int64_t* idx, const double* val,
-                       Py_ssize_t n) noexcept:
-        """``w += a x_cur``, keeping ``v_p = X_p,cur w`` in step (skipped if ``a`` is not finite)."""
-        if not fabs(a) <= MAX:
-            return
-        cdef int64_t cur = self.cur
-        cdef Py_ssize_t i, k
-        cdef int e
-        if self.n_p > 0:
-            e = self.project_exp(self.buf_p, self.n_p, cur, idx, val, n, self.q2)
-            for i in range(self.n_p):
-                self.v_p[i] = saturate(self.v_p[i] + unscale(a * self.q2[i], e))
-        for k in range(n):
-            if self.space[idx[k]] == cur:
-                self.w[idx[k]] = saturate(self.w[idx[k]] + a * val[k])
-
-    cdef void step_model(self, double tau, double slope, const int64_t* idx, const double* val,
+    cdef void step_model(self, double clock, double slope, const int64_t* idx, const double* val,
                          Py_ssize_t n) noexcept:
-        """The step of the model learned on the current space: OGD (``w -= tau slope x``), AdaGrad, FTRL or NAG."""
-        cdef double a
-        if self.base == 0:
-            a = -tau * slope
-            self.step_new(a, idx, val, n)
-            if fabs(a) <= MAX:  # the input 1: the same step
-                bias_add(self.fit_intercept, &self.intercept, a)
+        """The step of the model learned on the current space by its rule (the step size's clock ``clock``),
+        and of its bias by the same rule on the input 1; ``v_p = X_p,cur w`` follows every change of ``w``."""
+        cdef StepRule* r = &self.rule
+        cdef StepRule br
+        cdef int64_t cur = self.cur, j
+        cdef Py_ssize_t k, i
+        cdef double q = 0.0, d
+        cdef int e
+        cdef double* w = &self.w[0]
+        if r.kind != OGD_RULE and not (fabs(slope) <= MAX and self.grow_xs(n)):
+            return  # a step that is not finite, or no memory: no step
+        if r.kind == NAG_RULE:  # NAG rescales weights before its step: as a change of w (0 where none)
+            for k in range(n):
+                j = idx[k]
+                self.xs[k] = 0.0
+                if self.space[j] == cur:
+                    self.xs[k] = saturate(nag_rescaled(w[j], self.s[j], fabs(val[k])) - w[j])
+            self.track_vp(idx, self.xs, n)
+        if not rule_row(r, clock, slope, idx, val, n, w, &self.s[0], &self.space[0], cur,
+                        self.fit_intercept, &q):
             return
-        if not fabs(slope) <= MAX:
-            return
-        if not self.grow_xs(n):
-            return  # no memory: no step
-        if self.base == 3:
-            self.step_nag(slope, idx, val, n)
-            return
+        if r.kind == OGD_RULE:  # the step is q x: v_p += q X_p,cur x, then w += q x (no buffer)
+            if self.n_p > 0:
+                e = self.project_exp(self.buf_p, self.n_p, cur, idx, val, n, self.q2)
+                for i in range(self.n_p):
+                    self.v_p[i] = saturate(self.v_p[i] + unscale(q * self.q2[i], e))
+            for k in range(n):
+                if self.space[idx[k]] == cur:
+                    w[idx[k]] = rule_apply(r, w[idx[k]], q * val[k], 0.0, 0.0)
+        else:
+            rule_deltas(r, self.xs, idx, val, n, w, &self.G[0], &self.z[0], &self.s[0], slope, q,
+                        &self.space[0], cur)
+            self.track_vp(idx, self.xs, n)
+            for k in range(n):
+                j = idx[k]
+                if self.space[j] == cur:
+                    w[j] = rule_apply(r, w[j], self.xs[k], self.z[j], self.G[j])
         if self.fit_intercept:  # the input 1: the gradient is the slope, with the bias's own state
-            if self.base == 1:
-                bias_adagrad(1, &self.intercept, &self.intercept_G, slope, self.lr, self.eps)
-            else:  # FTRL's bias: no L1, no L2 (as FTRL's)
-                bias_ftrl_step(1, &self.intercept_z, &self.intercept_G, self.intercept, slope,
-                               self.lr)
-                self.intercept = bias_ftrl_weight(self.intercept_z, self.intercept_G, self.lr,
-                                                  self.beta)
-        cdef int64_t cur = self.cur, j
-        cdef Py_ssize_t k
-        cdef double g
-        for k in range(n):  # xs: the change of each weight (0 outside the current space)
-            j = idx[k]
-            self.xs[k] = 0.0
-            if self.space[j] != cur:
-                continue
-            g = saturate(slope * val[k])
-            if self.base == 1:
-                self.xs[k] = adagrad_step(&self.G[j], g, self.lr, self.eps)
-            else:
-                ftrl_step(&self.z[j], &self.G[j], self.w[j], g, self.lr)
-                self.xs[k] = saturate(
-                    ftrl_weight(self.z[j], self.G[j], self.lr, self.beta, self.l1, self.l2)
-                    - self.w[j])
-        self.track_vp(idx, self.xs, n)  # v_p = X_p,cur w kept in step
-        for k in range(n):
-            j = idx[k]
-            if self.space[j] != cur:
-                continue
-            if self.base == 1:
-                self.w[j] = saturate(self.w[j] + self.xs[k])
-            else:  # exactly the lazy weight, not w + (w_new - w)
-                self.w[j] = ftrl_weight(self.z[j], self.G[j], self.lr, self.beta, self.l1, self.l2)
-
-    cdef void step_nag(self, double slope, const int64_t* idx, const double* val,
-                       Py_ssize_t n) noexcept:
-        """NAG's row (Ross et al. 2013, Algorithm 2) on the current space: rescale the weights of
-        the features whose ``|x_i|`` exceeds ``s_i``, count the row in ``nag_t`` and ``nag_N``,
-        then ``w_i -= lr sqrt(nag_t / nag_N) g_i / (s_i sqrt(G_i))``; ``v_p`` follows both."""
-        cdef int64_t cur = self.cur, j
-        cdef Py_ssize_t k
-        cdef double a, g, r, q, db, nx = 0.0
-        for k in range(n):  # the rescaling, as a change of w (0 where none)
-            j = idx[k]
-            self.xs[k] = 0.0
-            if self.space[j] == cur:
-                self.xs[k] = saturate(nag_rescaled(self.w[j], self.s[j], fabs(val[k])) - self.w[j])
-        self.track_vp(idx, self.xs, n)
-        for k in range(n):
-            j = idx[k]
-            if self.space[j] != cur:
-                continue
-            a = fabs(val[k])
-            if a > self.s[j]:
-                self.w[j] = nag_rescaled(self.w[j], self.s[j], a)
-                self.s[j] = a
-            if self.s[j] > 0.0:
-                r = a / self.s[j]
-                nx += r * r
-        nx = bias_sq(self.fit_intercept, nx)  # the input 1 of scale 1 adds 1 to N
-        self.nag_t += 1.0
-        self.nag_N = saturate(self.nag_N + nx)
-        if not self.nag_N > 0.0:  # no value seen yet: every gradient is 0
-            return
-        q = sqrt(self.nag_t / self.nag_N)
-        for k in range(n):  # xs: the gradient steps
-            j = idx[k]
-            self.xs[k] = 0.0
-            if self.space[j] != cur:
-                continue
-            g = saturate(slope * val[k])
-            if g == 0.0:
-                continue
-            self.G[j] = saturate(self.G[j] + g * g)
-            self.xs[k] = -saturate(self.lr * q * nag_ratio(g, self.G[j]) / self.s[j])
-        self.track_vp(idx, self.xs, n)
-        for k in range(n):
-            if self.xs[k] != 0.0:
-                self.w[idx[k]] = saturate(self.w[idx[k]] + self.xs[k])
-        # the input 1, of scale 1: the gradient is the slope
-        db = bias_nag(self.fit_intercept, &self.intercept_G, slope, self.lr, q)
-        bias_add(self.fit_intercept, &self.intercept, -saturate(db))
+            br = rule_bias(r, r.lr)
+            d = rule_delta(&br, &self.intercept_G, &self.intercept_z, 1.0, self.intercept, 1.0, slope, q)
+            self.intercept = rule_apply(&br, self.intercept, d, self.intercept_z, self.intercept_G)
 
     cdef void store_row(self, double[:, ::1] gram, int64_t b, int64_t s, const int64_t* idx,
                         const double* val, Py_ssize_t n) noexcept:
@@ -638,7 +588,7 @@ cdef class FESLCore(Core):
         cdef int kind = self.loss_kind
         cdef double loss = c_loss_value(kind, score, y)
         cdef int64_t cur = self.cur
-        cdef double tau, f, f1 = 0.0, f2, g, tau2
+        cdef double tau, f, f1 = 0.0, f2, g
         cdef int ez = 0
         cdef Py_ssize_t na, i
         if cur == 0:
@@ -646,10 +596,10 @@ cdef class FESLCore(Core):
         self.t += 1
         if self.v_cur == 1 and self.v_next == 1 and self.n_p < self.buf_p.shape[1]:
             self.collect(idx, val, n)
-        tau = self.lr / sqrt(<double> self.t)
+        tau = self.rule.lr / sqrt(<double> self.t)
         if self.switches == 0:
             f = self.score_new(idx, val, n)
-            self.step_model(tau, c_loss_slope(kind, f, y), idx, val, n)
+            self.step_model(<double> self.t, c_loss_slope(kind, f, y), idx, val, n)
             return loss
         self.t_p += 1
         na = self.n_a
@@ -670,8 +620,8 @@ cdef class FESLCore(Core):
                 if self.fit_intercept:  # its input 1
                     self.intercept_old = saturate(self.intercept_old - g)
         if self.method == NOGD or self.method >= 3:
-            tau2 = tau if self.clock == 0 else self.lr / sqrt(<double> self.t_p)
-            self.step_model(tau2, c_loss_slope(kind, f2, y), idx, val, n)
+            self.step_model(<double> (self.t if self.clock == 0 else self.t_p),
+                            c_loss_slope(kind, f2, y), idx, val, n)
         return loss
 
     def switch(self):
@@ -708,7 +658,7 @@ cdef class FESLCore(Core):
         self.cur += 1
         self.switches += 1
         self.t_p = 0
-        self.nag_t, self.nag_N = 0.0, 0.0  # NAG's counts restart with the new model
+        self.rule.t, self.rule.N = 0.0, 0.0  # NAG's counts restart with the new model
         self.alpha1, self.alpha2, self.loss1, self.loss2 = 0.5, 0.5, 0.0, 0.0
         if self.fit_intercept:  # the old model takes the predictor's bias; the new one starts at 0
             self.intercept_old = b_next

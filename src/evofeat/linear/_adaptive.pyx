@@ -5,20 +5,20 @@ Each coordinate's state is touched only when its feature is in the row, so
 an absent feature keeps its state and an unseen one starts at zero.
 """
 
-from libc.math cimport fabs, sqrt
+from libc.math cimport fabs
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcpy
 
-from evofeat._core.bias cimport (
-    bias_adagrad, bias_add, bias_ftrl_step, bias_ftrl_weight, bias_nag, bias_score, bias_sq,
-)
+from evofeat._core.adaptive cimport ftrl_weight, invariant_shrink, nag_rescaled
+from evofeat._core.bias cimport bias_score
 from evofeat._core.core cimport Core
-from evofeat._core.adaptive cimport (
-    adagrad_step, ftrl_step, ftrl_weight, invariant_shrink, nag_ratio, nag_rescaled,
-)
 from evofeat._core.losses cimport c_loss_step, label_of
 from evofeat._core.safe cimport safe_dot, safe_dotn, saturate
+from evofeat._core.steprule cimport (
+    ADAGRAD_RULE, FTRL_RULE, NAG_RULE, StepRule, adagrad_delta, ftrl_delta, nag_delta, rule_apply,
+    rule_bias, rule_deltas, rule_make, rule_row, step_add,
+)
 
 
 cdef class RowScratch(Core):
@@ -78,9 +78,14 @@ cdef class FTRLCore(RowScratch):
         "fit_intercept", "intercept_z", "intercept_n", "intercept_lr",
     )
 
+    cdef inline StepRule rule(self) noexcept:
+        return rule_make(FTRL_RULE, self.alpha, 0.0, self.beta, self.l1, self.l2)
+
     cdef inline double bias(self) noexcept:
         """The lazy weight of the bias (no L1, no L2)."""
-        return bias_ftrl_weight(self.intercept_z, self.intercept_n, self.intercept_lr, self.beta)
+        cdef StepRule r = self.rule()
+        cdef StepRule br = rule_bias(&r, self.intercept_lr)
+        return rule_apply(&br, 0.0, 0.0, self.intercept_z, self.intercept_n)
 
     def coef(self, Py_ssize_t n):
         """The lazy weights of the first ``n`` features (``coef_``), as :meth:`predict` computes them."""
@@ -139,16 +144,18 @@ cdef class FTRLCore(RowScratch):
         cdef double* nn = &self.n[0]
         cdef const double* wb = self.wbuf
         cdef const int64_t* wc = self.wcols
+        cdef StepRule r = self.rule()
+        cdef StepRule br
         for k in range(m):
             i = idx[k]
             if marked and wc[k] == i:
                 w = wb[k]
             else:
                 w = ftrl_weight(z[i], nn[i], self.alpha, self.beta, self.l1, self.l2)
-            ftrl_step(&z[i], &nn[i], w, saturate(slope * val[k]), self.alpha)
+            ftrl_delta(&r, &nn[i], &z[i], w, val[k], slope, False)
         if self.fit_intercept:  # the gradient on the constant input 1 is the slope
-            bias_ftrl_step(1, &self.intercept_z, &self.intercept_n, self.bias(), slope,
-                           self.intercept_lr)
+            br = rule_bias(&r, self.intercept_lr)
+            ftrl_delta(&br, &self.intercept_n, &self.intercept_z, self.bias(), 1.0, slope, False)
         return loss
 
 
@@ -184,16 +191,16 @@ cdef class AdaGradCore(Core):
             return loss
         cdef Py_ssize_t k
         cdef int64_t i
-        cdef double g
         cdef double* w = &self.w[0]
         cdef double* G = &self.G[0]
+        cdef StepRule r = rule_make(ADAGRAD_RULE, self.lr, self.eps, 0.0, 0.0, 0.0)
+        cdef StepRule br
         for k in range(m):
             i = idx[k]
-            g = saturate(slope * val[k])
-            w[i] = saturate(w[i] + adagrad_step(&G[i], g, self.lr, self.eps))
-        # the gradient on the constant input 1 is the slope
-        bias_adagrad(self.fit_intercept, &self.intercept, &self.intercept_G, slope,
-                     self.intercept_lr, self.eps)
+            w[i] = step_add(w[i], adagrad_delta(&r, &G[i], val[k], slope))
+        if self.fit_intercept:  # the gradient on the constant input 1 is the slope
+            br = rule_bias(&r, self.intercept_lr)
+            self.intercept = step_add(self.intercept, adagrad_delta(&br, &self.intercept_G, 1.0, slope))
         return loss
 
 
@@ -242,48 +249,30 @@ cdef class NAGCore(RowScratch):
         if not c_loss_step(self.loss_kind, score, y, &loss, &slope):
             return loss
         cdef Py_ssize_t k
-        cdef int64_t i
-        cdef double a, g, r, nx = 0.0
         cdef double* w = &self.w[0]
-        cdef double* s = &self.s[0]
-        cdef double* G = &self.G[0]
-        for k in range(m):  # new scales: rescale the weight, then N's term (at most 1)
-            i = idx[k]
-            a = fabs(val[k])
-            if a > s[i]:
-                w[i] = nag_rescaled(w[i], s[i], a)
-                s[i] = a
-            if s[i] > 0.0:
-                r = a / s[i]
-                nx += r * r
-        nx = bias_sq(self.fit_intercept, nx)  # the input 1 of scale 1
-        self.t += 1.0
-        self.N = saturate(self.N + nx)
-        if not self.N > 0.0:  # no value seen yet: every gradient is 0
+        cdef double q = 0.0, db = 0.0, D = 0.0, shrink = 1.0
+        cdef StepRule r = rule_make(NAG_RULE, self.lr, 0.0, 0.0, 0.0, 0.0)
+        cdef StepRule br = rule_bias(&r, self.intercept_lr)
+        r.t, r.N = self.t, self.N
+        cdef bint step = rule_row(&r, 0.0, slope, idx, val, m, w, &self.s[0], NULL, 0,
+                                  self.fit_intercept, &q)
+        self.t, self.N = r.t, r.N
+        if not step:
             return loss
-        cdef double q = sqrt(self.t / self.N)
-        cdef double* d = self.scratch(m)  # the gradient steps (lines 13-16), applied below
+        cdef double* d = self.scratch(m)  # the steps (lines 13-16), applied below
         if d == NULL and m > 0:  # an empty row (no buffer yet on a fresh core) still steps the bias
             return loss
-        cdef double db = 0.0, D = 0.0, shrink = 1.0
-        for k in range(m):
-            i = idx[k]
-            g = saturate(slope * val[k])
-            d[k] = 0.0
-            if g == 0.0:
-                continue
-            G[i] = saturate(G[i] + g * g)
-            d[k] = saturate(self.lr * q * nag_ratio(g, G[i]) / s[i])
-        # the input 1, of scale 1: the gradient is the slope
-        db = bias_nag(self.fit_intercept, &self.intercept_G, slope, self.intercept_lr, q)
+        rule_deltas(&r, d, idx, val, m, w, &self.G[0], &self.G[0], &self.s[0], slope, q, NULL, 0)
+        if self.fit_intercept:  # the input 1, of scale 1: the gradient is the slope
+            db = nag_delta(&br, &self.intercept_G, 1.0, 1.0, slope, q)
         if self.invariant:
             for k in range(m):
-                D = saturate(D + d[k] * val[k])
-            shrink = invariant_shrink(self.loss_kind, saturate(D + db), slope, score, y)
+                D = saturate(D - d[k] * val[k])
+            shrink = invariant_shrink(self.loss_kind, saturate(D - db), slope, score, y)
         for k in range(m):
-            if d[k] != 0.0:
-                w[idx[k]] = saturate(w[idx[k]] - shrink * d[k])
-        bias_add(self.fit_intercept, &self.intercept, -shrink * db)
+            w[idx[k]] = step_add(w[idx[k]], shrink * d[k])
+        if self.fit_intercept:
+            self.intercept = step_add(self.intercept, shrink * db)
         return loss
 
 

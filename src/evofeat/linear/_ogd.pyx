@@ -1,13 +1,13 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Online gradient descent's math and the two loss functions as Python callables (see :mod:`evofeat.linear.ogd`)."""
 
-from libc.math cimport fabs, sqrt
 from libc.stdint cimport int64_t
 
-from evofeat._core.bias cimport bias_add, bias_score
+from evofeat._core.bias cimport bias_score
 from evofeat._core.core cimport Core
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
-from evofeat._core.safe cimport MAX, safe_axpy, safe_dot
+from evofeat._core.safe cimport safe_axpy, safe_dot
+from evofeat._core.steprule cimport OGD_RULE, StepRule, rule_apply, rule_bias, rule_delta, rule_make, rule_row
 
 
 def loss_value(int kind, double f, double y):
@@ -58,11 +58,13 @@ cdef class OGDCore(Core):
                       double y, double score) noexcept:
         self.t += 1
         cdef double slope = c_loss_slope(self.loss_kind, self.decision(idx, val, n), y)
-        cdef double root = sqrt(<double> self.t)
-        safe_axpy(&self.w[0], -self.lr / root * slope, idx, val, n)
-        cdef double a
-        if self.fit_intercept:
-            a = -self.intercept_lr / root * slope
-            if fabs(a) <= MAX:  # a step that is not finite is skipped, as safe_axpy does
-                bias_add(1, &self.intercept, a)
+        cdef double q
+        cdef StepRule r = rule_make(OGD_RULE, self.lr, 0.0, 0.0, 0.0, 0.0)
+        cdef StepRule br = rule_bias(&r, self.intercept_lr)
+        if rule_row(&r, <double> self.t, slope, NULL, NULL, 0, NULL, NULL, NULL, 0, False, &q):
+            safe_axpy(&self.w[0], q, idx, val, n)  # the step q x (none if q is not finite)
+        if self.fit_intercept and rule_row(&br, <double> self.t, slope, NULL, NULL, 0, NULL, NULL,
+                                           NULL, 0, False, &q):
+            self.intercept = rule_apply(&br, self.intercept,
+                                        rule_delta(&br, NULL, NULL, 1.0, 0.0, 1.0, slope, q), 0.0, 0.0)
         return c_loss_value(self.loss_kind, score, y)
