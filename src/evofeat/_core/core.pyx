@@ -41,8 +41,9 @@ def fields_of(cls):
     dictionary, in the order of the declarations; a subclass's come after its
     parent's. Left out: names starting with ``_`` and the composed cores a
     class names in ``_parts`` (a scaler's ``inner``: its fields are the
-    scaler's, prefixed). Computed once per class. A class may still list
-    ``_fields`` itself (it then wins; a test checks it equals this).
+    scaler's, prefixed). Computed once per class. A class whose fields are
+    not all descriptors (FESL's, served from its step rule's struct) lists
+    ``_fields`` itself; it then wins.
 
     >>> from evofeat.linear._pa import PACore
     >>> fields_of(PACore)

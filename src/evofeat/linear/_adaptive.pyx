@@ -73,11 +73,6 @@ cdef class FTRLCore(RowScratch):
     # no mark (a fresh or loaded core, a predict that could not grow the buffers), it computes it
     cdef Py_ssize_t wlen
 
-    _fields = (
-        "z", "n", "alpha", "beta", "l1", "l2", "loss_kind",
-        "fit_intercept", "intercept_z", "intercept_n", "intercept_lr",
-    )
-
     cdef inline StepRule rule(self) noexcept:
         return rule_make(FTRL_RULE, self.alpha, 0.0, self.beta, self.l1, self.l2)
 
@@ -174,9 +169,6 @@ cdef class AdaGradCore(Core):
     cdef public int fit_intercept
     cdef public double intercept, intercept_G, intercept_lr
 
-    _fields = ("w", "G", "lr", "eps", "loss_kind", "fit_intercept", "intercept", "intercept_G",
-               "intercept_lr")
-
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t m,
                         double* label) noexcept:
         cdef double s = bias_score(self.fit_intercept, self.intercept,
@@ -222,9 +214,6 @@ cdef class NAGCore(RowScratch):
     cdef public int loss_kind, invariant
     cdef public int fit_intercept
     cdef public double intercept, intercept_G, intercept_lr
-
-    _fields = ("w", "s", "G", "lr", "t", "N", "loss_kind", "invariant", "fit_intercept",
-               "intercept", "intercept_G", "intercept_lr")
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t m,
                         double* label) noexcept:

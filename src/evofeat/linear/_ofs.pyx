@@ -224,12 +224,6 @@ cdef class OFSCore(Core):
     cdef StepRule rule
     cdef TopB truncation
 
-    _fields = (
-        "v", "heap", "pos", "dw", "cand", "hsize", "scale", "sq_norm", "B", "dim",
-        "lr", "l2", "radius", "budget", "budget_count", "zero_is_mistake", "G", "adagrad", "eps",
-        "rank", "rank_power", "fit_intercept", "intercept", "intercept_G",
-    )
-
     def __init__(self, **fields):
         Core.__init__(self, **fields)
         self.rule = AdaGradStep() if self.adagrad else StepRule()
@@ -416,10 +410,6 @@ cdef class RANDCore(OFSCore):
     cdef public bint redraw
     cdef RandomSet draws
 
-    _fields = OFSCore._fields + (
-        "flag", "vis", "sel", "shown", "seed", "n_selected", "n_draws", "n_shown", "redraw"
-    )
-
     def __init__(self, **fields):
         OFSCore.__init__(self, **fields)
         self.draws = RedrawnSet() if self.redraw else RandomSet()
@@ -474,10 +464,6 @@ cdef class OFSPCore(OFSCore):
     cdef public double epsilon
     cdef public int64_t marked
     cdef public int64_t n_marked
-
-    _fields = OFSCore._fields + (
-        "flag", "vis", "pick", "n_visible", "t", "seed", "epsilon", "marked", "n_marked",
-    )
 
     cdef void mark_random(self) noexcept:
         """Mark ``min(B, n_visible)`` visible columns drawn uniformly for row t (Floyd's algorithm).

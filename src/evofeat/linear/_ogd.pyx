@@ -43,8 +43,6 @@ cdef class OGDCore(Core):
     cdef public int fit_intercept
     cdef public double intercept, intercept_lr
 
-    _fields = ("w", "loss_kind", "lr", "t", "fit_intercept", "intercept", "intercept_lr")
-
     cdef inline double decision(self, const int64_t* idx, const double* val, Py_ssize_t n) noexcept:
         return bias_score(self.fit_intercept, self.intercept, safe_dot(&self.w[0], idx, val, n))
 

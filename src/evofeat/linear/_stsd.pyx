@@ -306,12 +306,6 @@ cdef class STSDCore(Core):
     cdef Truncation truncate
     cdef double ball  # the L1 ball's radius, inf without one
 
-    _fields = (
-        "v", "heap", "pos", "hsize", "scale", "l1", "last_tau", "dim", "new_from", "rule", "C",
-        "radius", "budget", "original", "project", "select", "regression", "epsilon", "rng",
-        "G", "adagrad", "metric_tau", "lr", "eps", "fit_intercept", "intercept", "intercept_G",
-    )
-
     def __init__(self, **fields):
         Core.__init__(self, **fields)
         self.loss = epsilon_insensitive if self.regression else hinge
@@ -414,9 +408,6 @@ cdef class STSDMulticlassCore(Core):
     cdef public int fit_intercept
     cdef public double[::1] intercept  # one bias per class (_core/bias.pxd), outside V's scale
     cdef double[::1] f  # scratch: the class scores of the current row
-
-    _fields = ("V", "g", "heap", "pos", "hsize", "scale", "l1", "dim", "rule", "C", "radius",
-               "budget", "fit_intercept", "intercept")
 
     def __init__(self, **fields):
         Core.__init__(self, **fields)
