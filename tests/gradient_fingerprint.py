@@ -9,7 +9,6 @@ compares them with ``tests/data/gradient_fingerprint.json``; ``python tests/grad
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import sys
@@ -23,6 +22,7 @@ from evofeat import io
 from evofeat.evaluate import prequential
 from evofeat.registry import make
 from evofeat.streams import Stream, evolvable, haphazard, trapezoidal
+from fingerprint_digest import digest
 
 JSON = Path(__file__).parent / "data" / "gradient_fingerprint.json"
 ROWS = 160
@@ -50,12 +50,7 @@ def streams(square: bool) -> dict[str, Stream]:
 
 
 def _digest(*arrays: Any) -> str:
-    h = hashlib.sha256()
-    for a in arrays:
-        a = np.ascontiguousarray(np.asarray(a, dtype=np.float64))
-        h.update(str(a.shape).encode())
-        h.update(a.tobytes())
-    return h.hexdigest()[:16]
+    return digest(*arrays, length=16)
 
 
 def _coef(model: Any) -> np.ndarray:

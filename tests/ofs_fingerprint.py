@@ -13,7 +13,6 @@ is intended.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import pickle
 import sys
@@ -30,6 +29,7 @@ from evofeat import io
 from evofeat.evaluate import prequential
 from evofeat.linear.ofs import LEARNERS
 from evofeat.streams import Stream, full, trapezoidal
+from fingerprint_digest import digest as _digest
 
 PATH = Path(__file__).parent / "data" / "ofs_fingerprint.json"
 
@@ -92,10 +92,7 @@ def streams() -> Iterator[tuple[str, Stream]]:
 
 
 def digest(*parts: Any) -> str:
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(np.ascontiguousarray(np.asarray(part, dtype=np.float64)).tobytes())
-    return h.hexdigest()[:16]
+    return _digest(*parts, length=16, shapes=False)
 
 
 def _weights(model: Any) -> list[float]:

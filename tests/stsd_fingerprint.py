@@ -13,7 +13,6 @@ build before the STSD core was split into parts::
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import tempfile
@@ -29,6 +28,7 @@ from evofeat.linear.stsd import STSD
 from evofeat.linear.stsd_multiclass import STSDMulticlass
 from evofeat.linear.stsd_regression import STSDRegressor
 from evofeat.streams import Stream, full, trapezoidal
+from fingerprint_digest import digest
 
 MODES = ("stsd", "stsd-i", "stsd-ii", "stsd-i-all", "stsd-i-rand", "stsd-i-per")
 #: the options of STSD, each on top of the mode
@@ -99,12 +99,7 @@ def streams(task: str) -> dict[str, tuple[Stream, Stream]]:
 
 
 def _h(*arrays: Any) -> str:
-    h = hashlib.sha256()
-    for a in arrays:
-        a = np.ascontiguousarray(np.asarray(a, dtype=np.float64))
-        h.update(str(a.shape).encode())
-        h.update(a.tobytes())
-    return h.hexdigest()[:12]
+    return digest(*arrays, length=12)
 
 
 def _state(model: Any) -> list[np.ndarray]:
