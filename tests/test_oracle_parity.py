@@ -312,6 +312,30 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
     ("auto", {"share": True}, lambda X, y: oauto.auto(X, y, share=True)),
     ("olvf", {"C": 0.5, "C_bar": 0.1, "B": 0.5}, lambda X, y: oolvf.olvf(X, y, 0.5, 0.1, 0.5)),
     ("olvf", {"rule": "package"}, lambda X, y: oolvf.olvf(X, y, rule="package")),
+    *[  # the bias (fit_intercept, not the papers') of OLVF, OCDS; OVFM's off (the authors' is on)
+        (
+            "olvf",
+            {"C": 0.5, "C_bar": 0.1, "B": 0.5, **_B},
+            lambda X, y: oolvf.olvf(X, y, 0.5, 0.1, 0.5, fit_intercept=True),
+        ),
+        (
+            "olvf",
+            {"rule": "package", **_B},
+            lambda X, y: oolvf.olvf(X, y, rule="package", fit_intercept=True),
+        ),
+        (
+            "ocds",
+            {"gamma": 0.5, "seed": 4, **_B},
+            lambda X, y: oocds.ocds(X, y, gamma=0.5, seed=4, fit_intercept=True),
+        ),
+        ("ocds", {"tau": 0.05}, lambda X, y: oocds.ocds(X, y, tau=0.05)),
+        (
+            "ocds",
+            {"tau": 0.05, **_B, "intercept_lr": 0.2},
+            lambda X, y: oocds.ocds(X, y, tau=0.05, fit_intercept=True, intercept_lr=0.2),
+        ),
+        ("ovfm", {"fit_intercept": False}, lambda X, y: oovfm.ovfm(X, y, fit_intercept=False)),
+    ],
     ("ocds", {"gamma": 0.5, "seed": 4}, lambda X, y: oocds.ocds(X, y, gamma=0.5, seed=4)),
     ("ocds", {"rule": "package"}, lambda X, y: oocds.ocds(X, y, rule="package")),
     ("ovfm", {}, oovfm.ovfm),
@@ -518,7 +542,8 @@ def test_fesl_bias_cases_change_predictions(base: dict[str, Any]) -> None:
 
 
 #: the learners whose bias is the shared compiled part's newest users (STSD's, OFS's families)
-_NEW_BIAS = {n for n in ONLINE if n.startswith(("stsd", "ofs", "pe-trun", "rand", "pa-"))}
+_NEW_BIAS = {n for n in ONLINE if n.startswith(("stsd", "ofs", "pe-trun", "rand", "pa-", "olvf"))}
+_NEW_BIAS |= {"ocds"}
 
 
 @pytest.mark.parametrize(
@@ -536,7 +561,9 @@ def test_bias_cases_change_predictions(case: tuple[str, dict[str, Any], Any]) ->
 
 
 def _key(params: dict[str, Any]) -> str:
-    return repr(sorted((k, v) for k, v in params.items() if k != "fit_intercept"))
+    return repr(
+        sorted((k, v) for k, v in params.items() if k not in ("fit_intercept", "intercept_lr"))
+    )
 
 
 CASES_BY_PARAMS: dict[tuple[str, str], dict[str, Any]] = {

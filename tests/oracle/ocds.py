@@ -102,8 +102,16 @@ def ocds(
     tau: float | None = None,
     seed: int = 0,
     rule: str = "paper",
+    fit_intercept: bool = False,
+    intercept_lr: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Predicted labels and scores of OCDS over ``X`` (NaN: absent).
+
+    ``fit_intercept`` (the paper's rule): a bias ``b``, the weight of an
+    input 1 in every row, added to both parts' scores (and losses) and to
+    ``w . psi`` in the residual ``r``; ``b += step_b 2 r`` (the squared
+    loss's gradient on the input 1), ``step_b`` = ``intercept_lr`` or the
+    classifier's step. No L1, graph term or truncation acts on it.
 
     >>> ocds(np.array([[1.0, np.nan], [1.0, 2.0], [np.nan, 1.0]]), np.array([1, -1, 1]))[0]
     array([-1.,  1., -1.])
@@ -113,14 +121,15 @@ def ocds(
     w, G, seen = np.zeros(d), np.zeros((d, d)), np.zeros(d, dtype=bool)
     p, L_obs, L_rec, T = 0.5, 0.0, 0.0, 0
     labels, scores = np.empty(n), np.empty(n)
+    b = 0.0
     for t, cols, x, _ in rows(X):
         if cols.size == 0:
-            scores[t], labels[t] = 0.0, -1.0
+            scores[t], labels[t] = b, (1.0 if b > 0 else -1.0)
             continue
         dt = cols.size
 
         _, so, sr = _parts(G, w, seen, cols, x)
-        f = p * so + (1 - p) * sr
+        f = p * so + (1 - p) * sr + b
         scores[t], labels[t] = f, (1.0 if f > 0 else -1.0)
         # learn
         T += 1
@@ -130,8 +139,8 @@ def ocds(
                 G[i, j] = counter_uniform(seed, i, j)
                 G[j, i] = counter_uniform(seed, j, i)
         psi, so, sr = _parts(G, w, seen, cols, x)
-        L_obs += _log2_loss(y[t] * so)
-        L_rec += _log2_loss(y[t] * sr)
+        L_obs += _log2_loss(y[t] * (so + b))
+        L_rec += _log2_loss(y[t] * (sr + b))
         if pkg:
             eta = 8 * math.sqrt(1 / max(math.log(T), 1e-12))
             eo = math.exp(min(max(-eta * L_obs, -50), 50))
@@ -146,7 +155,10 @@ def ocds(
         r = float(y[t])
         for j in U.tolist():
             r -= w[j] * psi[j]
+        r -= b
         step = tau if tau is not None else 1 / math.sqrt(T)
+        if fit_intercept:
+            b += (step if intercept_lr is None else intercept_lr) * 2.0 * r
         c = -2.0 / dt if pkg else -2.0
         l1 = beta1 + beta2 / 2 if pkg else beta1
         A = 0.5 * (G + G.T)

@@ -54,8 +54,13 @@ def olvf(
     B: float = 1.0,
     reg: float = 0.0001,
     rule: str = "paper",
+    fit_intercept: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Predicted labels and scores of OLVF over ``X`` (NaN: absent).
+
+    ``fit_intercept``: a bias ``b``, the weight of an input 1 in every row,
+    always shared: ``f = w . x + b``, ``||x||^2 + 1`` in ``tau``, ``b +=
+    p_w tau y``; not in ``wbar``, the projection nor the sparsity step.
 
     >>> olvf(np.array([[1.0, np.nan], [1.0, 2.0], [np.nan, 1.0]]), np.array([1, -1, 1]), C=1.0)[0]
     array([-1.,  1., -1.])
@@ -64,8 +69,9 @@ def olvf(
     n, d = X.shape
     w, wbar, seen = np.zeros(d), np.zeros(d), np.zeros(d, dtype=bool)
     labels, scores = np.empty(n), np.empty(n)
+    b = 0.0
     for t, cols, x, _ in rows(X):
-        f = dot(w, x, cols)
+        f = dot(w, x, cols) + b
         scores[t], labels[t] = f, (1.0 if f > 0 else -1.0)
         if cols.size == 0:
             continue
@@ -96,13 +102,15 @@ def olvf(
         pw, px = sig(zw), sig(zx)
         # 3. the instance classifier
         loss = max(0.0, 1.0 - y[t] * f)
-        sq = sq_norm(x, cols)
+        sq = sq_norm(x, cols) + (1.0 if fit_intercept else 0.0)
         if package:
             tau = min(C, loss / (sq + EPS))
         else:
             tau = min(C, loss / sq) if sq > 0 else 0.0
         w[shared] = w[shared] + pw * tau * y[t] * x[shared]
         w[new] = px * tau * y[t] * x[new]
+        if fit_intercept:
+            b += pw * tau * y[t]
         seen = seen_now
         # 4. the projection
         ip = dot(wbar, w, np.arange(d))

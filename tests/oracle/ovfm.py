@@ -125,16 +125,22 @@ def ovfm(
     learn: bool = True,
     forget: float = 0.01,
     ridge: float = 1e-6,
+    fit_intercept: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Labels and scores of OVFM over ``X`` (NaN: absent), labels ``y`` in {-1, +1}."""
+    """Labels and scores of OVFM over ``X`` (NaN: absent), labels ``y`` in {-1, +1}.
+
+    The bias is the weight of the constant first input; without
+    ``fit_intercept`` that input is 0, so its weight stays 0.
+    """
     n, d = X.shape
     latent = copula(X, window, forget, ridge, learn)[0]
     cx, cz = _FTRLADP(d + 1, decay_choice, rate), _FTRLADP(d + 1, decay_choice, rate)
     lam, lx_sum, lz_sum, eta = 0.5, 0.0, 0.0, 0.001
     labels, scores = np.empty(n), np.empty(n)
     for t in range(n):
-        x = np.concatenate(([1.0], np.nan_to_num(X[t], nan=0.0)))
-        z = np.concatenate(([1.0], np.nan_to_num(latent[t], nan=0.0)))
+        one = [1.0 if fit_intercept else 0.0]
+        x = np.concatenate((one, np.nan_to_num(X[t], nan=0.0)))
+        z = np.concatenate((one, np.nan_to_num(latent[t], nan=0.0)))
         s = lam * cx.score(x) + (1 - lam) * cz.score(z)
         scores[t], labels[t] = s, 1.0 if s > 0 else -1.0
         y01 = 1.0 if y[t] > 0 else 0.0

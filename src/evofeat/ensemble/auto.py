@@ -10,6 +10,7 @@ import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
 from evofeat.base.errors import check_bool
+from evofeat.base.intercept import InterceptMixin
 from evofeat.base.state import StateSpec, spec_of
 from evofeat.ensemble._auto import MEMBER_CORES, AutoCore, member_code
 from evofeat.preprocessing import METHODS, OnlineScaled, learner_from_spec
@@ -138,6 +139,11 @@ class Auto(OnlineLearner):
     share
         Mix the decreasing share of the uniform weight in after each row
         (see above).
+    fit_intercept
+        ``None`` (default): each member keeps its own bias setting (the
+        default members, FTRL and NAG, learn one); ``True`` or ``False``:
+        set for every member (overriding a member spec's own), each member
+        stepping its bias by its own rule. The mixture itself adds no bias.
 
     Attributes
     ----------
@@ -177,9 +183,18 @@ class Auto(OnlineLearner):
     #: Sparse batches: an unstored entry is a present 0.0 (the scaled members count it).
     _zeros_matter = True
 
-    def __init__(self, members: tuple[str, ...] | None = None, share: bool = DEFAULT_SHARE) -> None:
+    #: The repr leaves ``fit_intercept`` out at its default, as the linear learners' do.
+    __repr__ = InterceptMixin.__repr__
+
+    def __init__(
+        self,
+        members: tuple[str, ...] | None = None,
+        share: bool = DEFAULT_SHARE,
+        fit_intercept: bool | None = None,
+    ) -> None:
         self.members = members
         self.share = share
+        self.fit_intercept = fit_intercept
 
     def _check_params(self) -> None:
         check_bool(self.share, "share", "True or False", "pass share=False")
@@ -191,10 +206,28 @@ class Auto(OnlineLearner):
                 received=repr(self.members),
                 fix="pass members=None",
             )
-        self._members = [parse_member(s) for s in specs]  # each fresh (reset)
+        if self.fit_intercept is not None:
+            check_bool(
+                self.fit_intercept,
+                "fit_intercept",
+                "True, False or None (each member's own)",
+                "pass fit_intercept=None",
+            )
+        self._members = [self._with_bias(parse_member(s)) for s in specs]  # each fresh (reset)
         self.per_feature = tuple(  # type: ignore[misc]
             f"m{i}_{f}" for i, m in enumerate(self._members) for f in m.per_feature
         )
+
+    def _with_bias(self, member: OnlineLearner) -> OnlineLearner:
+        """``member`` (fresh) with ``fit_intercept`` set as the mixture's says (``None``: as it is)."""
+        if self.fit_intercept is None:
+            return member
+        if isinstance(member, OnlineScaled):  # the bias is the scaled learner's
+            member.learner = member._inner().clone(fit_intercept=self.fit_intercept)
+        else:
+            member = member.clone(fit_intercept=self.fit_intercept)
+        member._reset()
+        return member
 
     def _specs(self) -> tuple[str, ...]:
         return DEFAULT_MEMBERS if self.members is None else tuple(self.members)

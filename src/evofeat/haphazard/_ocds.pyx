@@ -7,6 +7,7 @@ from libc.math cimport ceil, exp, fabs, log, log1p, sqrt
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort
 
+from evofeat._core.bias cimport bias_add, bias_score
 from evofeat._core.core cimport Core
 from evofeat._core.rng cimport draw_uniform
 from evofeat._core.safe cimport saturate, sign_label
@@ -53,6 +54,11 @@ cdef class OCDSCore(Core):
     ``p``: the weight of the observed part of the prediction; ``L_obs``, ``L_rec``: the
     cumulative losses of the two parts; ``T``: rows learned; ``alpha``, ``beta1``, ``beta2``,
     ``gamma``, ``tau`` (0: ``1 / sqrt(t)``), ``seed``, ``rule`` (0 paper, 1 package).
+
+    With ``fit_intercept`` (1), the bias ``intercept`` is the weight of a constant input 1
+    that every row has: it adds to both parts' scores (so to the mix, whatever ``p``) and to
+    ``w . psi`` in the residual ``r``; it steps on the squared loss's gradient for the input
+    1 (no L1, graph or truncation acts on it) with ``intercept_lr`` (0: the classifier's step).
     """
 
     cdef public double[::1] w
@@ -69,6 +75,9 @@ cdef class OCDSCore(Core):
     cdef public double tau
     cdef public unsigned long long seed
     cdef public int rule
+    cdef public int fit_intercept
+    cdef public double intercept
+    cdef public double intercept_lr
 
     cdef void parts(self, const int64_t* idx, const double* val, Py_ssize_t n,
                     double* psi, double* so, double* sr) noexcept:
@@ -106,11 +115,11 @@ cdef class OCDSCore(Core):
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
         cdef double so, sr
-        if n == 0:
-            label[0] = sign_label(0.0)
-            return 0.0
-        self.parts(idx, val, n, NULL, &so, &sr)
-        cdef double s = _add(self.p * so, (1.0 - self.p) * sr)
+        cdef double s = 0.0
+        if n != 0:
+            self.parts(idx, val, n, NULL, &so, &sr)
+            s = _add(self.p * so, (1.0 - self.p) * sr)
+        s = bias_score(self.fit_intercept, self.intercept, s)
         label[0] = sign_label(s)
         return s
 
@@ -191,10 +200,13 @@ cdef class OCDSCore(Core):
         cdef double* gw = psi + d
         cdef double* w = &self.w[0]
         cdef double* seen = &self.seen[0]
-        cdef double so, sr, r, a, deg, lw, step, c, g, norm, l1
+        cdef double so, sr, r, a, deg, lw, step, c, g, norm, l1, gb = 0.0
+        cdef bint on = self.fit_intercept
         self.T += 1
         self.add_features(idx, n)
         self.parts(idx, val, n, psi, &so, &sr)
+        so = bias_score(on, self.intercept, so)  # the input 1 is in both parts
+        sr = bias_score(on, self.intercept, sr)
         # the two parts' losses and their weights
         self.L_obs = _add(self.L_obs, _log2_loss(y * so))
         self.L_rec = _add(self.L_rec, _log2_loss(y * sr))
@@ -204,8 +216,14 @@ cdef class OCDSCore(Core):
         for j in range(d):
             if seen[j] != 0.0:
                 r = _add(r, -_mul(w[j], psi[j]))
+        if on:
+            r = _add(r, -self.intercept)
         step = self.tau if self.tau > 0.0 else 1.0 / sqrt(<double>self.T)
         c = -2.0 / n if self.rule == RULE_PACKAGE else -2.0
+        if on:  # the squared loss's gradient on the input 1, clipped as w's by the package
+            gb = _mul(c, r)
+            if self.rule == RULE_PACKAGE:
+                gb = _clip(gb, -PKG_CLIP, PKG_CLIP)
         # the package's L1 weight is its lamda, beta1 + beta2 / 2 in the review's terms
         l1 = self.beta1 + self.beta2 / 2.0 if self.rule == RULE_PACKAGE else self.beta1
         for j in range(d):
@@ -229,6 +247,9 @@ cdef class OCDSCore(Core):
             self.learn_graph(idx, val, n, psi, r, step)
         for j in range(d):
             w[j] = _add(w[j], -_mul(step, gw[j]))
+        if on:
+            bias_add(1, &self.intercept,
+                     -_mul(self.intercept_lr if self.intercept_lr > 0.0 else step, gb))
         if self.rule == RULE_PACKAGE:
             norm = 0.0
             for j in range(d):

@@ -6,6 +6,7 @@ from libc.math cimport exp, fabs, floor, log, log1p
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, qsort
 
+from evofeat._core.bias cimport bias_add, bias_score, bias_sq
 from evofeat._core.core cimport Core
 from evofeat._core.safe cimport safe_dot, sign_label
 from evofeat.haphazard._order cimport Entry, by_key_desc
@@ -37,6 +38,11 @@ cdef class OLVFCore(Core):
     for each feature seen so far (``n_seen`` of them); ``C``, ``C_bar``: the two
     aggressiveness bounds; ``B``: the fraction of seen features kept by the sparsity step;
     ``reg``: lambda of the projection step; ``rule``: 0 the paper's, 1 the package's.
+
+    With ``fit_intercept`` (1), the bias ``intercept`` is the weight of a constant input 1
+    that every row has, a feature of every space and so always shared: it adds to the
+    score and 1 to ``||x||^2`` in ``tau``, and moves by ``p_w tau y`` as the shared
+    features do; neither ``wbar``, the projection nor the sparsity step touches it.
     """
 
     cdef public double[::1] w
@@ -48,11 +54,15 @@ cdef class OLVFCore(Core):
     cdef public double B
     cdef public double reg
     cdef public int rule
+    cdef public int fit_intercept
+    cdef public double intercept
 
     cdef double predict(self, const int64_t* idx, const double* val, Py_ssize_t n,
                         double* label) noexcept:
         # the classifier projected on the row's shared features (an unseen feature's weight is 0)
         cdef double s = safe_dot(&self.w[0], idx, val, n)
+        if self.fit_intercept:
+            s = bias_score(1, self.intercept, s)
         label[0] = sign_label(s)
         return s
 
@@ -162,6 +172,8 @@ cdef class OLVFCore(Core):
         cdef double sq = 0.0, tau
         for k in range(n):
             sq += val[k] * val[k]
+        if self.fit_intercept:
+            sq = bias_sq(1, sq)
         if self.rule == RULE_PACKAGE:
             tau = min(self.C, loss / (sq + EPS))
         else:
@@ -174,6 +186,8 @@ cdef class OLVFCore(Core):
                 w[j] = px * tau * y * val[k]
                 seen[j] = 1.0
                 self.n_seen += 1
+        if self.fit_intercept:
+            bias_add(1, &self.intercept, pw * tau * y)
         # steps 4-5: the projection and the sparsity step of both classifiers
         self.shrink()
         if self.B < 1.0:

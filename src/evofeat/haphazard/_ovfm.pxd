@@ -16,3 +16,4 @@ cdef class OVFMCore(CopulaCore):
     cdef public double rate
     cdef public double eta
     cdef public int64_t learn_sigma
+    cdef public int fit_intercept

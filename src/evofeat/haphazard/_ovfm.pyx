@@ -18,8 +18,9 @@ weights ``w = -z / r``; on a row, ``p = sigmoid(w . x)``, the decay from
 seen (``h`` decays for the absent ones too). Per classifier the per-feature
 state is ``(v, h, z)`` (``wx``, ``wz``; the bias's in ``bx``, ``bz``) and its
 scalars ``ax`` / ``az`` = ``(r, decay, times, fails, times_warn, fails_warn,
-p_min, s_min)``; ``mix`` = ``(lam, L_x, L_z)``. Sums and updates saturate at the largest
-double (a value of 1e300 keeps every score and state finite).
+p_min, s_min)``; ``mix`` = ``(lam, L_x, L_z)``. With ``fit_intercept`` 0 (not the
+authors') the biases stay 0: neither classifier learns one. Sums and updates saturate at
+the largest double (a value of 1e300 keeps every score and state finite).
 """
 
 from libc.math cimport cbrt, exp, fabs, log, log1p, sqrt
@@ -47,8 +48,9 @@ cdef inline double _score(double[:, ::1] w, double[::1] b, double r, const int64
 
 cdef double _fit(double[:, ::1] w, double[::1] b, double[::1] a, const int64_t* idx,
                  const double* val, Py_ssize_t n, double y, int64_t choice, double rate,
-                 double* loss) noexcept:
-    """One ``FTRL_ADP.fit`` step on the row (labels ``y`` in {0, 1}); its score before."""
+                 bint bias, double* loss) noexcept:
+    """One ``FTRL_ADP.fit`` step on the row (labels ``y`` in {0, 1}); its score before. The
+    bias (the weight of the input 1) learns when ``bias``, else stays 0."""
     cdef double r = a[0], decay = a[1], t, fails, p_i, s_i, ps, wj, g
     cdef double f = _score(w, b, r, idx, val, n)
     cdef double p = _sigmoid(f)
@@ -95,10 +97,11 @@ cdef double _fit(double[:, ::1] w, double[::1] b, double[::1] a, const int64_t* 
         wj = -w[j, 2] / r
         w[j, 1] = saturate(decay * w[j, 1] + wj)
         w[j, 2] = saturate(w[j, 0] - w[j, 1])
-    wj = -b[2] / r
-    b[0] += g
-    b[1] = saturate(decay * b[1] + wj)
-    b[2] = saturate(b[0] - b[1])
+    if bias:
+        wj = -b[2] / r
+        b[0] += g
+        b[1] = saturate(decay * b[1] + wj)
+        b[2] = saturate(b[0] - b[1])
     a[0] = 1.0 + decay * r
     return f
 
@@ -129,15 +132,17 @@ cdef class OVFMCore(CopulaCore):
         cdef double y01 = 1.0 if y > 0.0 else 0.0, lx, lz, ex, ez
         cdef Py_ssize_t m = -1
         cdef int64_t choice = self.decay_choice
-        _fit(self.wx, self.bx, self.ax, idx, val, n, y01, choice, self.rate, &lx)
+        cdef bint on = self.fit_intercept
+        _fit(self.wx, self.bx, self.ax, idx, val, n, y01, choice, self.rate, on, &lx)
         if z != NULL:
             m = self.extend(idx, z, n, self.learn_sigma != 0)
         if m >= 0:
-            _fit(self.wz, self.bz, self.az, self.xidx, self.xval, m, y01, choice, self.rate, &lz)
+            _fit(self.wz, self.bz, self.az, self.xidx, self.xval, m, y01, choice, self.rate, on,
+                 &lz)
         elif z != NULL:
-            _fit(self.wz, self.bz, self.az, idx, z, n, y01, choice, self.rate, &lz)
+            _fit(self.wz, self.bz, self.az, idx, z, n, y01, choice, self.rate, on, &lz)
         else:
-            _fit(self.wz, self.bz, self.az, idx, val, 0, y01, choice, self.rate, &lz)
+            _fit(self.wz, self.bz, self.az, idx, val, 0, y01, choice, self.rate, on, &lz)
         self.mix[1] = saturate(self.mix[1] + lx)
         self.mix[2] = saturate(self.mix[2] + lz)
         ex = exp(-self.eta * self.mix[1])

@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.errors import check_bool
+from evofeat.base.intercept import InterceptMixin
 from evofeat.base.state import StateSpec
 from evofeat.haphazard._dynfo import DynFoCore
 
@@ -86,6 +88,13 @@ class DynFo(OnlineLearner):
         (``benchmarks/results/dynfo_parity.md``).
     seed
         Seed of the draws (accepted features, relearning).
+    fit_intercept
+        Always ``False``: DynFo has no bias to learn. Its score is the log
+        ratio of the stumps' weighted votes, not a linear function of the
+        row, so there is no constant input whose weight would shift it; the
+        class prior is already in each stump's class shares. ``True`` is
+        refused with :class:`~evofeat.base.InputError`. (The parameter
+        exists so that every online learner takes ``fit_intercept``.)
 
     Notes
     -----
@@ -170,6 +179,7 @@ class DynFo(OnlineLearner):
         max_learners: int | None = None,
         relearn: str = "refit",
         seed: int = 0,
+        fit_intercept: bool = False,
     ) -> None:
         self.alpha = alpha
         self.beta = beta
@@ -183,8 +193,21 @@ class DynFo(OnlineLearner):
         self.max_learners = max_learners
         self.relearn = relearn
         self.seed = seed
+        self.fit_intercept = fit_intercept
+
+    #: The repr leaves ``fit_intercept`` out at its default, as the linear learners' do.
+    __repr__ = InterceptMixin.__repr__
 
     def _check_params(self) -> None:
+        check_bool(self.fit_intercept, "fit_intercept", "False", "pass fit_intercept=False")
+        if self.fit_intercept:
+            raise InputError(
+                "DynFo learns no bias: its score is a vote of decision stumps, not linear",
+                expected="fit_intercept=False (the class prior is in the stumps' class shares)",
+                received="fit_intercept=True",
+                fix="pass fit_intercept=False, or use a linear learner (e.g. olvf) for a bias",
+            )
+
         def real(name: str) -> float:
             v = getattr(self, name)
             if not isinstance(v, numbers.Real) or isinstance(v, bool) or not math.isfinite(v):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from evofeat.base import OnlineLearner
+from evofeat.base import InputError, OnlineLearner
 from evofeat.base.errors import check_choice, check_number
+from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.haphazard._ocds import OCDSCore
 
@@ -15,7 +16,7 @@ __all__ = ["OCDS"]
 RULES = {"paper": 0, "package": 1}
 
 
-class OCDS(OnlineLearner):
+class OCDS(InterceptMixin, OnlineLearner):
     """OCDS (He, Wu, Wu, Beyazit, Chen, Wu, 2019): learn on the universal feature space,
     reconstructing the absent features from the present ones through a learned graph.
 
@@ -71,6 +72,24 @@ class OCDS(OnlineLearner):
         Seed of the graph's initial edges.
     rule
         ``"paper"`` (default) or ``"package"`` (above).
+    fit_intercept
+        Learn a bias ``b`` (evofeat's option, not the paper's nor the
+        package's): the weight of a constant input 1 that every row has. It
+        adds to both parts' scores, so the prediction is ``p w_obs . x + (1 -
+        p) w_rec . psi_rec + b`` and each part's loss counts it; the
+        residual is ``r = y - w . psi - b`` and ``b -= tau_b g_b`` with
+        ``g_b = -2 r`` (``rule="package"``: ``-2 r / d_t``, clipped as
+        ``w``'s gradient). No L1, graph term or truncation acts on it, and it
+        is not in ``coef_``, the graph nor the feature index. A row with no
+        feature is still not learned. Turn it on for raw features with an
+        offset or imbalanced classes. Off by default: He et al.'s objective.
+        Refused with ``rule="package"``, which reproduces a package without
+        one: its ``w`` swings by up to ``1e3`` a step (clipped gradients at
+        ``1 / sqrt(t)``), and a bias stepped by that rule chases the swings
+        (measured: 0.30 accuracy on labels 80 % positive).
+    intercept_lr
+        The bias's step ``tau_b``; ``None`` (default): the classifier's
+        (``tau_t``).
 
     Notes
     -----
@@ -83,6 +102,8 @@ class OCDS(OnlineLearner):
     ----------
     coef_
         The classifier's weight of each feature seen, by name.
+    intercept_
+        The bias (0.0 without ``fit_intercept``).
 
     Examples
     --------
@@ -112,7 +133,17 @@ class OCDS(OnlineLearner):
 
     #: What a model file must satisfy (evofeat.io): the fields the parameters set.
     _state_spec = StateSpec(
-        fixed=("alpha", "beta1", "beta2", "gamma", "tau", "seed", "rule"),
+        fixed=(
+            "alpha",
+            "beta1",
+            "beta2",
+            "gamma",
+            "tau",
+            "seed",
+            "rule",
+            "fit_intercept",
+            "intercept_lr",
+        ),
         nonnegative=("seen", "G", "p", "L_obs", "L_rec", "T"),
         at_most=(("p", 1.0),),
     )
@@ -126,6 +157,8 @@ class OCDS(OnlineLearner):
         tau: float | None = None,
         seed: int = 0,
         rule: str = "paper",
+        fit_intercept: bool = False,
+        intercept_lr: float | None = None,
     ) -> None:
         self.alpha = alpha
         self.beta1 = beta1
@@ -134,6 +167,8 @@ class OCDS(OnlineLearner):
         self.tau = tau
         self.seed = seed
         self.rule = rule
+        self.fit_intercept = fit_intercept
+        self.intercept_lr = intercept_lr
 
     def _check_params(self) -> None:
         for name in ("alpha", "beta1", "beta2"):
@@ -146,6 +181,14 @@ class OCDS(OnlineLearner):
         if not (isinstance(self.seed, int | np.integer) and 0 <= self.seed < 2**64):
             check_number(-1, "seed", positive=False, fix="pass an integer seed >= 0, e.g. seed=0")
         check_choice(self.rule, RULES, "rule", "pass rule='paper' (or 'package')")
+        check_intercept(self, "step tau_t")
+        if self.fit_intercept and self.rule == "package":
+            raise InputError(
+                "OCDS's rule='package' takes no bias",
+                expected="fit_intercept=False with rule='package' (the package has no bias)",
+                received="fit_intercept=True",
+                fix="pass rule='paper' to learn a bias",
+            )
 
     def _make_state(self, capacity: int) -> OCDSCore:
         return OCDSCore(
@@ -163,6 +206,7 @@ class OCDS(OnlineLearner):
             tau=0.0 if self.tau is None else float(self.tau),
             seed=int(self.seed),
             rule=RULES[self.rule],
+            **self._intercept_fields(0.0),  # intercept_lr 0: the classifier's step
         )
 
     def _ensure_capacity(self, n_features: int) -> None:

@@ -6,6 +6,7 @@ import numpy as np
 
 from evofeat.base import OnlineLearner
 from evofeat.base.errors import check_choice, check_number
+from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.haphazard._olvf import OLVFCore
 
@@ -15,7 +16,7 @@ __all__ = ["OLVF"]
 RULES = {"paper": 0, "package": 1}
 
 
-class OLVF(OnlineLearner):
+class OLVF(InterceptMixin, OnlineLearner):
     """OLVF (Beyazit, Alagurajah, Wu, 2019): two classifiers over the features seen so far.
 
     The *instance classifier* ``w`` predicts ``sign(w . x)`` on the row's
@@ -68,6 +69,17 @@ class OLVF(OnlineLearner):
         Lambda of the projection step (``reg`` in the review's code).
     rule
         ``"paper"`` (default) or ``"package"`` (above).
+    fit_intercept
+        Learn a bias ``b`` (evofeat's option, not the paper's nor the
+        package's): the weight of a constant input 1 that every row has, a
+        feature of every space and so always shared. The score is ``w . x +
+        b``; step 3 counts the 1 in ``||x||^2`` (``tau = min(C, l / (||x||^2
+        + 1))``) and moves ``b += p_w tau y`` as a shared feature. It is not
+        a feature: not in ``r_x``, ``wbar``, ``coef_`` nor the feature
+        index, and the projection (step 4) and the sparsity step (step 5)
+        leave it alone. A row with no feature is still not learned. Turn it
+        on for raw features with an offset or imbalanced classes. Off by
+        default: Beyazit et al.'s rule.
 
     Notes
     -----
@@ -79,6 +91,8 @@ class OLVF(OnlineLearner):
     ----------
     coef_
         The instance classifier's weight of each feature seen, by name.
+    intercept_
+        The bias (0.0 without ``fit_intercept``).
 
     Examples
     --------
@@ -109,7 +123,9 @@ class OLVF(OnlineLearner):
 
     #: What a model file must satisfy (evofeat.io): the fields the parameters set.
     _state_spec = StateSpec(
-        fixed=("C", "C_bar", "B", "reg", "rule"), counts=("n_seen",), nonnegative=("seen",)
+        fixed=("C", "C_bar", "B", "reg", "rule", "fit_intercept"),
+        counts=("n_seen",),
+        nonnegative=("seen",),
     )
 
     def __init__(
@@ -119,12 +135,14 @@ class OLVF(OnlineLearner):
         B: float = 1.0,
         reg: float = 0.0001,
         rule: str = "paper",
+        fit_intercept: bool = False,
     ) -> None:
         self.C = C
         self.C_bar = C_bar
         self.B = B
         self.reg = reg
         self.rule = rule
+        self.fit_intercept = fit_intercept
 
     def _check_params(self) -> None:
         check_number(self.C, "C", positive=True, fix="pass C=0.01")
@@ -134,6 +152,7 @@ class OLVF(OnlineLearner):
         if self.B > 1:
             check_number(1 - self.B, "1 - B", positive=False, fix="pass B in (0, 1], e.g. B=1.0")
         check_choice(self.rule, RULES, "rule", "pass rule='paper' (or 'package')")
+        check_intercept(self, None)
 
     def _make_state(self, capacity: int) -> OLVFCore:
         return OLVFCore(
@@ -146,6 +165,7 @@ class OLVF(OnlineLearner):
             B=float(self.B),
             reg=float(self.reg),
             rule=RULES[self.rule],
+            **self._intercept_fields(None),
         )
 
 

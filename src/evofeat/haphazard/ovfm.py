@@ -9,6 +9,7 @@ import numpy as np
 from evofeat._core.core import Core
 from evofeat._core.scaling import scaled_core
 from evofeat.base.errors import InputError
+from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.learner import OnlineLearner
 from evofeat.base.state import StateSpec
 from evofeat.haphazard._ovfm import OVFMCore
@@ -22,7 +23,7 @@ COPULAS = ("online-em", "identity")
 _START = (1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 10.0)
 
 
-class OVFM(Imputed):
+class OVFM(InterceptMixin, Imputed):
     """OVFM: an observed-space and a latent-space classifier, mixed by exponential weights.
 
     Each row is scored twice (He, Yuan and Wu, "Online learning in variable
@@ -71,12 +72,23 @@ class OVFM(Imputed):
         ``"online-em"`` or ``"identity"`` (above).
     forget, ridge
         The copula's EM step floor and ridge (:class:`~evofeat.preprocessing.Imputed`).
+    fit_intercept
+        Each classifier's bias (the weight of a constant input 1, stepped by
+        ``FTRL_ADP``'s own rule as a feature always present). **On** by
+        default: the authors' classifiers have one. ``False`` (evofeat's
+        option, not the paper's) keeps both biases at 0. There is no
+        ``intercept_lr``: ``FTRL_ADP`` has no learning rate.
 
     Notes
     -----
     The defaults are the review's most common setting (``decay_choice=4``,
     ``contribute_error_rate=0.001``: ipd, spambase, a8a);
     ``benchmarks/haphazard_review_params.json`` holds them per data set.
+
+    Attributes
+    ----------
+    intercept_
+        The observed-space classifier's bias (0.0 without ``fit_intercept``).
 
     Examples
     --------
@@ -97,11 +109,13 @@ class OVFM(Imputed):
         copula: str = "online-em",
         forget: float = 0.01,
         ridge: float = 1e-6,
+        fit_intercept: bool = True,
     ) -> None:
         super().__init__(Core(), method="copula", window=window, forget=forget, ridge=ridge)
         self.decay_choice = decay_choice
         self.contribute_error_rate = contribute_error_rate
         self.copula = copula
+        self.fit_intercept = fit_intercept
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor parameters (OVFM's own: no wrapped learner)."""
@@ -139,6 +153,7 @@ class OVFM(Imputed):
                 received=repr(self.copula),
                 fix="pass copula='online-em' (the paper) or 'identity' (the package's code)",
             )
+        check_intercept(self, None)
         super()._check_params()
 
     @property
@@ -150,7 +165,16 @@ class OVFM(Imputed):
     def _state_spec(self) -> StateSpec:
         """The copula's parameters and the classifiers' settings are fixed; counts nonnegative."""
         return StateSpec(
-            fixed=("window", "forget", "ridge", "decay_choice", "rate", "eta", "learn_sigma"),
+            fixed=(
+                "window",
+                "forget",
+                "ridge",
+                "decay_choice",
+                "rate",
+                "eta",
+                "learn_sigma",
+                "fit_intercept",
+            ),
             nonnegative=("seen", "rows"),
         )
 
@@ -176,6 +200,7 @@ class OVFM(Imputed):
             rate=float(self.contribute_error_rate),
             eta=0.001,
             learn_sigma=int(self.copula == "online-em"),
+            fit_intercept=int(self.fit_intercept),
         )
 
     def _encode_label(self, y: Any) -> float:
@@ -213,11 +238,9 @@ class OVFM(Imputed):
     def n_classes(self, value: int | None) -> None:
         raise InputError("OVFM is binary", expected="labels -1/+1", received=repr(value))
 
-    @property
-    def intercept_(self) -> float:
-        """The observed classifier's bias."""
-        state = getattr(self, "_state", None)
-        return 0.0 if state is None else float(-state.bx[2] / state.ax[0])
+    def _intercept_weight(self) -> float:
+        """The observed classifier's bias ``-z_b / r``."""
+        return float(-self._state.bx[2] / self._state.ax[0])
 
 
 class _Nothing(OnlineLearner):
