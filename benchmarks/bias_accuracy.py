@@ -4,9 +4,13 @@ On River's Hyperplane stream (raw features in [0, 1]; seeds 0-4) and the
 bundled german / svmguide3 data (raw as bundled, and z-scored) as trapezoidal
 streams over 10 row orders. Prints the Markdown table of
 ``docs/api/linear.md``. Needs ``river`` (the test extras). About a minute.
+Other learners as arguments: ``python benchmarks/bias_accuracy.py olvf ocds``
+prints the haphazard learners' table (a few minutes).
 """
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 from river.datasets import synth
@@ -24,7 +28,7 @@ def hyperplane(seed: int, n: int = 10_000) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-NAMES = ["stsd-i", "ofs", "pa-i"]
+NAMES = sys.argv[1:] or ["stsd-i", "ofs", "pa-i"]
 
 
 def row(label: str, streams: list[Stream]) -> None:

@@ -224,3 +224,24 @@ def test_members_scale_a_row_once_only_while_their_statistics_are_equal(scaling:
     alone = pickle.loads(pickle.dumps(model))
     for x in rows[300:320]:  # (with member 0's scaled row, member 1's score would differ)
         assert model.decision_one(x) == pytest.approx(_mixed(alone, x), abs=1e-12)
+
+
+@pytest.mark.parametrize("on", [None, True, False])
+def test_fit_intercept_is_each_members_or_set_for_all(on: bool | None, tmp_path) -> None:
+    """``None``: each member keeps its own (the default members learn a bias); ``True`` /
+    ``False``: set on every member, scaled or not; model files keep it."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((300, 4))
+    y = np.where(rng.random(300) < 0.8, 1, -1)  # only a bias beats a coin
+    model = Auto(members=("pa-i", "zscore:pa-i", "nag"), fit_intercept=on)
+    res = prequential(model, Stream.from_dense(X, y))
+    inner = [getattr(m, "_inner", lambda m=m: m)() for m in model.members_]
+    want = [False, False, True] if on is None else [on] * 3
+    assert [m.fit_intercept for m in inner] == want
+    assert [m.intercept_ != 0.0 for m in inner] == want
+    assert ("fit_intercept" in repr(model)) is (on is not None)
+    assert (res.accuracy > 0.7) is (on is not False), res.accuracy
+    loaded = io.load(io.save(model, tmp_path / "auto.evofeat"), expected="auto")
+    assert loaded.get_params() == model.get_params()
+    with pytest.raises(InputError, match="fit_intercept must be a bool"):
+        Auto(fit_intercept=1).learn_one({"a": 1.0}, 1)

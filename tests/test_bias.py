@@ -28,7 +28,9 @@ from evofeat.streams import Stream, haphazard, trapezoidal
 
 #: every online learner whose bias came with the shared part (the others: tests/test_intercept.py)
 NAMES = sorted(n for n in ONLINE if n.startswith(("stsd", "ofs", "pe-trun", "rand", "pa-")))
-NAMES = [n for n in NAMES if n not in ("pa-i", "pa-ii")]
+NAMES = [n for n in NAMES if n not in ("pa-i", "pa-ii")] + ["olvf", "ocds"]
+#: the online learners without a bias, each with the reason its docstring gives
+NO_BIAS = {"dynfo": "a vote of decision stumps: no linear score for a bias to shift"}
 
 
 def _stream(name: str, n: int = 2000, seed: int = 0, rows: slice = slice(None)) -> Stream:
@@ -141,7 +143,9 @@ def test_multiclass_has_one_bias_per_class() -> None:
     assert model.predict_one({"a": 0.0}) == 2
 
 
-@pytest.mark.parametrize("name", ["stsd", "ofs", "pe-trun", "rand", "ofs-p", "stsd-regressor"])
+@pytest.mark.parametrize(
+    "name", ["stsd", "ofs", "pe-trun", "rand", "ofs-p", "stsd-regressor", "olvf", "ocds"]
+)
 def test_a_zero_row_moves_only_the_bias(name: str) -> None:
     """The input 1 is in every row: a zero row still steps the bias (STSD: ``||x||^2 = 1``)."""
     model = make(name, fit_intercept=True)
@@ -166,7 +170,7 @@ def test_the_numpy_reference_says_it_has_no_bias(name: str) -> None:
 
 
 @pytest.mark.usefixtures("divergence_expected")
-@pytest.mark.parametrize("name", ["stsd-i", "ofs", "pe-trun"])
+@pytest.mark.parametrize("name", ["stsd-i", "ofs", "pe-trun", "olvf", "ocds", "ovfm"])
 def test_huge_and_tiny_rows_keep_the_bias_finite(name: str) -> None:
     rng = np.random.default_rng(5)
     X = rng.standard_normal((300, 6))
@@ -194,3 +198,15 @@ def test_mistake_driven_bias_sums_the_labels_of_the_mistakes(
     mistakes = y * res.scores <= 0
     assert 0 < mistakes.sum() < len(y)
     assert model.intercept_ == float(np.sum(y[mistakes]))
+
+
+@pytest.mark.parametrize("name", sorted(ONLINE))
+def test_every_online_learner_takes_fit_intercept(name: str) -> None:
+    """Every online learner takes ``fit_intercept``; the ones in ``NO_BIAS`` refuse ``True``
+    and say why (the others are listed here or in tests/test_intercept.py)."""
+    assert "fit_intercept" in make(name).get_params()
+    if name in NO_BIAS:
+        with pytest.raises(InputError, match="no bias"):
+            make(name, fit_intercept=True)
+    else:
+        make(name, fit_intercept=True)

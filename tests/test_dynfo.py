@@ -95,3 +95,13 @@ def test_bad_parameters_are_refused(params: dict[str, Any], word: str) -> None:
 def test_generic_checks_with_small_forest() -> None:
     report = check_learner(DynFo(**SMALL, seed=2))
     assert report.ok, str(report)
+
+
+def test_no_bias_and_the_reason() -> None:
+    """A vote of stumps has no linear score to shift: ``fit_intercept`` is ``False`` only."""
+    assert DynFo().get_params()["fit_intercept"] is False
+    assert "fit_intercept" not in repr(DynFo())
+    with pytest.raises(InputError, match="DynFo learns no bias: its score is a vote"):
+        DynFo(fit_intercept=True).learn_one({"a": 1.0}, 1)
+    with pytest.raises(InputError, match="fit_intercept must be a bool"):
+        DynFo(fit_intercept="no").learn_one({"a": 1.0}, 1)

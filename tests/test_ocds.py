@@ -109,3 +109,28 @@ def test_model_file_and_pickle_continue_identically(rule: str, tmp_path: Path) -
 def test_bad_parameters_say_what_to_pass(params: dict[str, Any]) -> None:
     with pytest.raises(InputError, match="fix: pass"):
         OCDS(**params).learn_one({"a": 1.0}, 1)
+
+
+@pytest.mark.parametrize("params", [{}, {"gamma": 0.5, "tau": 0.05, "intercept_lr": 0.2}])
+def test_generic_checks_with_a_bias(params: dict[str, Any]) -> None:
+    report = check_learner(OCDS(fit_intercept=True, **params))
+    assert not report.failed, report
+
+
+def test_the_bias_steps_on_the_residual_with_its_own_rate() -> None:
+    """A zero row: ``psi = 0``, ``r = y - b``; ``b += step_b 2 r`` (``step_b``: ``intercept_lr``,
+    else the classifier's ``1 / sqrt(t)``), nothing else moves."""
+    model = OCDS(fit_intercept=True)
+    model.learn_one({"a": 0.0}, 1)
+    assert model.intercept_ == 2.0 and model.coef_ == {"a": 0.0}
+    model.learn_one({"a": 0.0}, 1)  # r = 1 - 2 = -1, step 1 / sqrt(2)
+    assert model.intercept_ == pytest.approx(2.0 - 2.0 / np.sqrt(2.0), rel=1e-15)
+    slow = OCDS(fit_intercept=True, intercept_lr=0.1).learn_one({"a": 0.0}, 1)
+    assert slow.intercept_ == pytest.approx(0.2, rel=1e-15)
+
+
+def test_the_package_rule_takes_no_bias() -> None:
+    with pytest.raises(InputError, match="rule='package' takes no bias"):
+        OCDS(rule="package", fit_intercept=True).learn_one({"a": 1.0}, 1)
+    with pytest.raises(InputError, match="intercept_lr"):
+        OCDS(fit_intercept=True, intercept_lr=0.0).learn_one({"a": 1.0}, 1)

@@ -101,9 +101,10 @@ def test_paper_projection_bounds_the_confidence_weighted_norm() -> None:
     assert float(np.asarray(st.wbar) @ np.asarray(st.w)) <= 0.05 * (1 + 1e-12)
 
 
+@pytest.mark.parametrize("bias", [False, True])
 @pytest.mark.parametrize("rule", ["paper", "package"])
-def test_generic_checks(rule: str) -> None:
-    report = check_learner(OLVF(C=0.5, B=0.5, rule=rule))
+def test_generic_checks(rule: str, bias: bool) -> None:
+    report = check_learner(OLVF(C=0.5, B=0.5, rule=rule, fit_intercept=bias))
     assert not report.failed, report
 
 
@@ -122,10 +123,13 @@ def continues_identically(model: Any, rows: list[tuple[dict, Any]], path: Path) 
             m.learn_one(x, y)
 
 
+@pytest.mark.parametrize("bias", [False, True])
 @pytest.mark.parametrize("rule", ["paper", "package"])
-def test_model_file_and_pickle_continue_identically(rule: str, tmp_path: Path) -> None:
+def test_model_file_and_pickle_continue_identically(rule: str, bias: bool, tmp_path: Path) -> None:
     rows = list(_stream(n=200).to_dicts())
-    continues_identically(OLVF(C=0.5, B=0.5, rule=rule), rows, tmp_path / "olvf.evofeat")
+    model = OLVF(C=0.5, B=0.5, rule=rule, fit_intercept=bias)
+    continues_identically(model, rows, tmp_path / "olvf.evofeat")
+    assert (model.intercept_ != 0.0) is bias
 
 
 @pytest.mark.parametrize(
@@ -166,3 +170,15 @@ def test_a_state_that_undercounts_its_seen_features_is_learned_safely(tmp_path: 
     for i in range(50):
         loaded.learn_one({"a": 1.0, "b": 2.0, "c": float(i)}, 1)
     assert loaded.n_learned_ == 70 and np.isfinite(np.asarray(loaded._state.w)).all()
+
+
+def test_the_bias_steps_as_a_shared_feature_outside_the_sparsity_step() -> None:
+    """``b`` moves by ``p_w tau y`` with ``||x||^2 + 1`` in ``tau``; the sparsity step keeps
+    ``B m`` of the ``m`` seen features' weights and does not count or touch the bias."""
+    model = OLVF(C=10.0, B=0.5, fit_intercept=True)
+    model.learn_one({"a": 1.0, "b": 2.0}, 1)  # score 0, loss 1: tau = 1 / (5 + 1); p = 1/2
+    assert model.intercept_ == pytest.approx(0.5 / 6.0, rel=1e-15)
+    assert model.coef_ == {"a": 0.0, "b": pytest.approx(0.5 * 2.0 / 6.0, rel=1e-15)}
+    plain = OLVF(C=10.0, B=0.5).learn_one({"a": 1.0, "b": 2.0}, 1)  # tau = 1 / 5
+    assert plain.coef_ == {"a": 0.0, "b": pytest.approx(0.5 * 2.0 / 5.0, rel=1e-15)}
+    assert model.decision_one({}) == model.intercept_ and plain.intercept_ == 0.0

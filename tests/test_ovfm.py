@@ -19,7 +19,10 @@ from evofeat.testing import check_learner, synthetic_stream_data
 from oracle import ovfm as oovfm
 
 
-@pytest.mark.parametrize("params", [{}, {"copula": "identity", "decay_choice": 0, "window": 5}])
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"copula": "identity", "decay_choice": 0, "window": 5}, {"fit_intercept": False}],
+)
 def test_the_generic_suite_passes(params):
     report = check_learner(OVFM(**params))
     assert not report.failed, str(report)
@@ -94,3 +97,22 @@ def test_registered_with_the_defaults():
 def test_bad_parameters_say_what_to_do(params, says):
     with pytest.raises(InputError, match=says):
         OVFM(**params).learn_one({"a": 1.0}, 1)
+
+
+def test_the_bias_is_the_authors_and_can_be_turned_off(tmp_path) -> None:
+    """On by default (the authors' classifiers have one); ``fit_intercept=False`` keeps both
+    biases at 0 and changes the predictions; model files keep the choice."""
+    from evofeat import io
+
+    X, y = _haphazard(seed=2)
+    stream = Stream.from_dense(X, y)
+    on, off = OVFM(), OVFM(fit_intercept=False)
+    a = prequential(on, stream, keep_predictions=True)
+    b = prequential(off, stream, keep_predictions=True)
+    assert on.fit_intercept is True and "fit_intercept" not in repr(on)
+    assert on.intercept_ != 0.0 and off.intercept_ == 0.0
+    assert not np.any(off._state.bx) and not np.any(off._state.bz)
+    assert a.labels is not None and b.labels is not None
+    assert (a.labels != b.labels).sum() >= 3
+    loaded = io.load(io.save(off, tmp_path / "m.evofeat"), expected="ovfm")
+    assert loaded.get_params() == off.get_params() and loaded._state.fit_intercept == 0

@@ -118,13 +118,20 @@ def predictions(model: Any, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         out: np.ndarray = fesl.fesl_reference(X, y, **model.get_params())
         return out
     if isinstance(model, DynFo):
-        return dynfo.dynfo_reference(X, y, **model.get_params())[0]
+        return dynfo.dynfo_reference(X, y, **_without_bias(model))[0]
     if isinstance(model, OLVF):
-        return olvf.olvf_reference(X, y, **model.get_params())
+        return olvf.olvf_reference(X, y, **_without_bias(model))
     if isinstance(model, OCDS):
-        return ocds.ocds_reference(X, y, **model.get_params())
+        params = _without_bias(model)
+        params.pop("intercept_lr")
+        return ocds.ocds_reference(X, y, **params)
     if isinstance(model, OVFM):
         m = model
+        if not m.fit_intercept:  # the reference's classifiers always have their bias
+            raise NotImplementedError(
+                "OVFM's NumPy reference has its bias: compare fit_intercept=False with the "
+                "oracle in tests/oracle"
+            )
         learn = m.copula == "online-em"
         rate, window, forget, ridge = m.contribute_error_rate, m.window, m.forget, m.ridge
         args = (int(m.decay_choice), float(rate), int(window), learn, float(forget), float(ridge))

@@ -220,10 +220,8 @@ cdef class OCDSCore(Core):
             r = _add(r, -self.intercept)
         step = self.tau if self.tau > 0.0 else 1.0 / sqrt(<double>self.T)
         c = -2.0 / n if self.rule == RULE_PACKAGE else -2.0
-        if on:  # the squared loss's gradient on the input 1, clipped as w's by the package
+        if on:  # the squared loss's gradient on the input 1 (the package's rule takes no bias)
             gb = _mul(c, r)
-            if self.rule == RULE_PACKAGE:
-                gb = _clip(gb, -PKG_CLIP, PKG_CLIP)
         # the package's L1 weight is its lamda, beta1 + beta2 / 2 in the review's terms
         l1 = self.beta1 + self.beta2 / 2.0 if self.rule == RULE_PACKAGE else self.beta1
         for j in range(d):
