@@ -15,6 +15,7 @@ from evofeat.ensemble.auto import Auto
 from evofeat.evaluate import prequential
 from evofeat.streams import evolvable, haphazard
 from evofeat.streams.stream import Stream
+from evofeat.testing import check_learner
 from reference.auto import member_scores, mixture_reference
 
 
@@ -245,3 +246,9 @@ def test_fit_intercept_is_each_members_or_set_for_all(on: bool | None, tmp_path)
     assert loaded.get_params() == model.get_params()
     with pytest.raises(InputError, match="fit_intercept must be a bool"):
         Auto(fit_intercept=1).learn_one({"a": 1.0}, 1)
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_generic_checks_with_the_bias_set(on: bool) -> None:
+    report = check_learner(Auto(members=("nag", "zscore:ftrl"), fit_intercept=on))
+    assert not report.failed, report

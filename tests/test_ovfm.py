@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from evofeat import io
 from evofeat.base import InputError
 from evofeat.evaluate import prequential
 from evofeat.haphazard import OVFM
@@ -102,8 +103,6 @@ def test_bad_parameters_say_what_to_do(params, says):
 def test_the_bias_is_the_authors_and_can_be_turned_off(tmp_path) -> None:
     """On by default (the authors' classifiers have one); ``fit_intercept=False`` keeps both
     biases at 0 and changes the predictions; model files keep the choice."""
-    from evofeat import io
-
     X, y = _haphazard(seed=2)
     stream = Stream.from_dense(X, y)
     on, off = OVFM(), OVFM(fit_intercept=False)
