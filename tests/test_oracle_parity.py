@@ -310,6 +310,7 @@ CASES: list[tuple[str, dict[str, Any], Callable[..., Any]]] = [
     ),
     ("auto", {}, oauto.auto),  # the default members, mixed by their log loss
     ("auto", {"share": True}, lambda X, y: oauto.auto(X, y, share=True)),
+    ("auto", {"fit_intercept": False}, lambda X, y: oauto.auto(X, y, fit_intercept=False)),
     ("olvf", {"C": 0.5, "C_bar": 0.1, "B": 0.5}, lambda X, y: oolvf.olvf(X, y, 0.5, 0.1, 0.5)),
     ("olvf", {"rule": "package"}, lambda X, y: oolvf.olvf(X, y, rule="package")),
     *[  # the bias (fit_intercept, not the papers') of OLVF, OCDS; OVFM's off (the authors' is on)

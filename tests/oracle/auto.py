@@ -91,8 +91,13 @@ def mixture(scores: np.ndarray, y: np.ndarray, share: bool = False) -> np.ndarra
 
 
 def auto(
-    X: np.ndarray, y: np.ndarray, share: bool = False, window: int = 100
+    X: np.ndarray, y: np.ndarray, share: bool = False, window: int = 100, fit_intercept: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``auto`` with its default members: labels and scores."""
-    scores = mixture(member_scores(X, y, DEFAULT_MEMBERS, window), y, share)
+    """``auto`` with its default members: labels and scores (``fit_intercept=False``: every
+    member without its bias)."""
+    members = DEFAULT_MEMBERS
+    if not fit_intercept:
+        plain = {_nag: nag.nag, _ftrl: adaptive.ftrl}
+        members = tuple((s, plain[learner]) for s, learner in DEFAULT_MEMBERS)
+    scores = mixture(member_scores(X, y, members, window), y, share)
     return np.where(scores > 0.0, 1.0, -1.0), scores
