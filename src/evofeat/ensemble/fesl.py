@@ -11,7 +11,8 @@ from evofeat.base import InputError, OnlineLearner
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.ensemble._fesl import FESLCore
-from evofeat.linear.ogd import LOSSES, check_choice, check_common
+from evofeat.linear.ftrl import check_number, check_regularization
+from evofeat.linear.ogd import LOSSES, LossTask, check_choice, check_common
 
 __all__ = ["BASES", "FESL", "LEARNERS", "METHODS"]
 
@@ -22,7 +23,7 @@ _CLOCKS = {"global": 0, "switch": 1}
 BASES = {"ogd": 0, "adagrad": 1, "ftrl": 2, "nag": 3}
 
 
-class FESL(InterceptMixin, OnlineLearner):
+class FESL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """Feature Evolvable Streaming Learning: FESL-c, FESL-s and the baselines NOGD, ROGD-u, ROGD-f.
 
     Old features vanish and new ones appear, with a short overlap in which a
@@ -274,11 +275,6 @@ class FESL(InterceptMixin, OnlineLearner):
 
     per_feature = ("w", "space", "buf_a", "buf_p", "G", "z", "s")
 
-    @property
-    def task(self) -> str:  # type: ignore[override]
-        """``"regression"`` for the square loss, else ``"binary"``."""
-        return "regression" if self.loss == "square" else "binary"
-
     def _check_params(self) -> None:
         check_common(self)
         check_choice(self.method, METHODS, "FESL method", "pass method='fesl-c'")
@@ -299,21 +295,8 @@ class FESL(InterceptMixin, OnlineLearner):
         _check_int(self.seed, 0, "seed", "a seed", "pass seed=0")
         check_choice(self.base, BASES, "FESL base step", "pass base='ogd' (the paper's)")
         check_intercept(self, None)
-        for name, low, default in (
-            ("eps", 0.0, "1e-8"),
-            ("beta", None, "1.0"),
-            ("l1", None, "1.0"),
-            ("l2", None, "1.0"),
-        ):
-            e = getattr(self, name)
-            ok = not isinstance(e, bool) and isinstance(e, int | float) and np.isfinite(e)
-            if not (ok and (e > low if low is not None else e >= 0)):
-                raise InputError(
-                    f"{name} must be {'positive' if low is not None else 'non-negative'}",
-                    expected=f"a finite number {'>' if low is not None else '>='} 0",
-                    received=repr(e),
-                    fix=f"pass {name}={default}",
-                )
+        check_number(self.eps, "eps", positive=True, fix="pass eps=1e-8")
+        check_regularization(self)
 
     def _divergence_scale(self) -> str | None:
         """Over NAG the scales ``s`` (scale-free, as :class:`~evofeat.linear.nag.NAG`)."""

@@ -123,8 +123,6 @@ class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override
         check_number(self.eps, "eps", positive=True, fix="pass eps=1e-8")
         check_intercept(self, "lr")
 
-    _compiled_core = True
-
     def _make_state(self, capacity: int) -> AdaGradCore:
         return AdaGradCore(
             w=np.zeros(capacity),

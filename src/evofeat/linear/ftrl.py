@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from evofeat.base import OnlineLearner
@@ -11,7 +13,13 @@ from evofeat.base.state import StateSpec
 from evofeat.linear._adaptive import FTRLCore
 from evofeat.linear.ogd import LOSSES, LossTask, check_choice
 
-__all__ = ["FTRL", "check_number"]
+__all__ = ["FTRL", "check_number", "check_regularization"]
+
+
+def check_regularization(learner: Any) -> None:
+    """Validate FTRL-Proximal's ``beta``, ``l1`` and ``l2`` (each a finite number ``>= 0``)."""
+    for name in ("beta", "l1", "l2"):
+        check_number(getattr(learner, name), name, positive=False, fix=f"pass {name}=1.0")
 
 
 class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
@@ -137,8 +145,7 @@ class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     def _check_params(self) -> None:
         check_choice(self.loss, LOSSES, "loss", "pass loss='logistic' (classification) or 'square'")
         check_number(self.alpha, "alpha", positive=True, fix="pass alpha=0.1")
-        for name, default in (("beta", 1.0), ("l1", 1.0), ("l2", 1.0)):
-            check_number(getattr(self, name), name, positive=False, fix=f"pass {name}={default}")
+        check_regularization(self)
         check_intercept(self, "alpha")
 
     def _effective_weights(self) -> np.ndarray:
@@ -148,8 +155,6 @@ class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
 
     def _intercept_weight(self) -> float:
         return float(self._state.intercept_weight())
-
-    _compiled_core = True
 
     def _make_state(self, capacity: int) -> FTRLCore:
         return FTRLCore(

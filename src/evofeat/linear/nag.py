@@ -161,8 +161,6 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
         """``s``: the check bounds ``|w_i| s_i``, scale-free as the weights are not."""
         return "s"
 
-    _compiled_core = True
-
     def _make_state(self, capacity: int) -> NAGCore:
         return NAGCore(
             w=np.zeros(capacity),

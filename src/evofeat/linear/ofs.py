@@ -6,15 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from evofeat.base.errors import check_choice
 from evofeat.linear._ofs import PETrunCore, RANDCore
-from evofeat.linear._ofs_base import (
-    _COMMON_DOC,
-    _STEP_DOC,
-    TRUNCATE_BY,
-    _Budgeted,
-    _require,
-    _Step,
-)
+from evofeat.linear._ofs_base import _COMMON_DOC, _STEP_DOC, TRUNCATE_BY, _Budgeted, _Step
 from evofeat.linear.ofs_partial import OFSP
 
 __all__ = ["OFS", "TRUNCATE_BY", "PETrun", "RAND"]
@@ -228,13 +222,8 @@ class RAND(_Budgeted):
 
     def _check_params(self) -> None:
         super()._check_params()
-        _require(
-            self.draw in _DRAWS,
-            "unknown RAND draw rule",
-            " or ".join(repr(k) for k in _DRAWS),
-            self.draw,
-            "pass draw='once' (the paper) or draw='per-mistake' (the authors' RND.m)",
-        )
+        fix = "pass draw='once' (the paper) or draw='per-mistake' (the authors' RND.m)"
+        check_choice(self.draw, _DRAWS, "RAND draw rule", fix)
 
     def _extra_fields(self, capacity: int) -> dict[str, Any]:
         return {

@@ -19,13 +19,8 @@ from typing import Any
 import numpy as np
 
 from evofeat.linear._ofs import OFSPCore
-from evofeat.linear._ofs_base import (
-    _COMMON_DOC,
-    _STEP_DOC,
-    _real,
-    _require,
-    _Step,
-)
+from evofeat.linear._ofs_base import _COMMON_DOC, _STEP_DOC, _Step
+from evofeat.linear._shared import check_fraction
 
 __all__ = ["OFSP"]
 
@@ -117,13 +112,7 @@ class OFSP(_Step):
 
     def _check_params(self) -> None:
         super()._check_params()
-        _require(
-            _real(self.epsilon) and 0 < self.epsilon <= 1,
-            "epsilon must be a probability",
-            "a number in (0, 1]",
-            self.epsilon,
-            "pass epsilon=0.2",
-        )
+        check_fraction(self.epsilon, "epsilon must be a probability", "pass epsilon=0.2")
 
     def _extra_fields(self, capacity: int) -> dict[str, Any]:
         return {

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from evofeat.base import InputError, OnlineLearner
+from evofeat.base import OnlineLearner
+from evofeat.base.errors import check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._perceptron import PerceptronCore
@@ -75,13 +76,7 @@ class Perceptron(InterceptMixin, OnlineLearner):
         self.intercept_lr = intercept_lr
 
     def _check_params(self) -> None:
-        if not (isinstance(self.lr, int | float) and self.lr > 0 and np.isfinite(self.lr)):
-            raise InputError(
-                "lr must be positive",
-                expected="a finite number > 0",
-                received=repr(self.lr),
-                fix="pass lr=1.0",
-            )
+        check_number(self.lr, "lr", positive=True, fix="pass lr=1.0")
         check_intercept(self, "lr")
 
     def _make_state(self, capacity: int) -> PerceptronCore:

@@ -10,13 +10,14 @@ import numpy as np
 from evofeat.base import InputError, OnlineLearner
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
+from evofeat.linear._shared import Truncated, require
 from evofeat.linear._stsd import STEP_RULES, STSDMulticlassCore
-from evofeat.linear.stsd import _MODES, _check, _check_common, budget_limit
+from evofeat.linear.stsd import _MODES, _check_common, budget_limit
 
 __all__ = ["STSDMulticlass"]
 
 
-class STSDMulticlass(InterceptMixin, OnlineLearner):
+class STSDMulticlass(Truncated, InterceptMixin, OnlineLearner):
     """The multiclass STSD that the paper leaves to future work (its Section VI).
 
     One weight vector per class, ``W`` (features x classes), learnt by the
@@ -64,6 +65,8 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
 
     Attributes
     ----------
+    coef_ : dict
+        The weights of each feature seen so far (one per class), by name.
     intercept_ : numpy.ndarray
         The bias of each class (zeros without ``fit_intercept``).
 
@@ -87,6 +90,7 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
     """
 
     task: ClassVar[str] = "multiclass"
+    _support_of: ClassVar[str] = "V"
     _modes: ClassVar[tuple[str, ...]] = ("stsd", "stsd-i", "stsd-ii")
     per_feature: ClassVar[tuple[str, ...]] = ("V", "g", "heap", "pos")
 
@@ -121,16 +125,9 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
 
     def _check_params(self) -> None:
         _check_common(self)
-        ok = self.n_classes is None or (
-            isinstance(self.n_classes, int | np.integer) and self.n_classes >= 2
-        )
-        _check(
-            ok,
-            "n_classes must be at least 2",
-            "an int >= 2 or None",
-            self.n_classes,
-            "pass n_classes=3",
-        )
+        K = self.n_classes
+        ok = K is None or (isinstance(K, int | np.integer) and K >= 2)
+        require(ok, "n_classes must be at least 2", "an int >= 2 or None", K, "pass n_classes=3")
         check_intercept(self, None)
 
     def _make_state(self, capacity: int) -> STSDMulticlassCore:
@@ -145,10 +142,7 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
         return STSDMulticlassCore(
             V=np.zeros((capacity, K)),
             g=np.zeros(capacity),
-            heap=np.zeros(capacity, np.int64),
-            pos=np.full(capacity, -1, np.int64),
-            hsize=0,
-            scale=1.0,
+            **self._support_fields(capacity),
             l1=0.0,
             dim=0,
             rule=STEP_RULES[_MODES[self.mode][0]],
@@ -158,10 +152,6 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
             fit_intercept=int(self.fit_intercept),
             intercept=np.zeros(K),
         )
-
-    def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
-        if name == "pos":
-            grown[start:] = -1
 
     def _reset(self) -> None:
         super()._reset()
@@ -238,13 +228,7 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
         """The weights as a (features, classes) array."""
         if getattr(self, "_state", None) is None:
             return np.zeros((0, self.n_classes or 0))
-        return float(self._state.scale) * self._weights("V")
-
-    @property
-    def coef_(self) -> dict[Any, list[float]]:  # type: ignore[override]
-        """The weights of each feature seen so far (one per class), by name."""
-        W = self._effective_weights()
-        return dict(zip(self.feature_index_.names, W.tolist(), strict=True)) if W.size else {}
+        return super()._effective_weights()
 
     @property
     def intercept_(self) -> np.ndarray:  # type: ignore[override]
