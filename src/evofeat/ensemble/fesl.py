@@ -8,11 +8,12 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.errors import check_choice, check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.ensemble._fesl import FESLCore
-from evofeat.linear.ftrl import check_number, check_regularization
-from evofeat.linear.ogd import LOSSES, LossTask, check_choice, check_common
+from evofeat.linear.ftrl import check_regularization
+from evofeat.linear.ogd import LOSSES, LossTask, check_common
 
 __all__ = ["BASES", "FESL", "LEARNERS", "METHODS"]
 

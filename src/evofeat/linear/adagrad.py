@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from evofeat.base import OnlineLearner
+from evofeat.base.errors import check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._adaptive import AdaGradCore
-from evofeat.linear.ftrl import check_number
 from evofeat.linear.ogd import LOSSES, LossTask, check_common
 
 __all__ = ["AdaGrad"]

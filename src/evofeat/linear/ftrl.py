@@ -7,13 +7,13 @@ from typing import Any
 import numpy as np
 
 from evofeat.base import OnlineLearner
-from evofeat.base.errors import check_number
+from evofeat.base.errors import check_choice, check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._adaptive import FTRLCore
-from evofeat.linear.ogd import LOSSES, LossTask, check_choice
+from evofeat.linear.ogd import LOSSES, LossTask
 
-__all__ = ["FTRL", "check_number", "check_regularization"]
+__all__ = ["FTRL", "check_regularization"]
 
 
 def check_regularization(learner: Any) -> None:

@@ -12,15 +12,7 @@ from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._ogd import OGDCore, loss_slope, loss_value
 
-__all__ = [
-    "LOSSES",
-    "OGD",
-    "LossTask",
-    "check_choice",
-    "check_common",
-    "loss_slope",
-    "loss_value",
-]
+__all__ = ["LOSSES", "OGD", "LossTask", "check_common", "loss_slope", "loss_value"]
 
 #: loss name -> code used inside the compiled core.
 LOSSES = {"logistic": 0, "square": 1}
