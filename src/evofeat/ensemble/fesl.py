@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -24,6 +25,7 @@ _CLOCKS = {"global": 0, "switch": 1}
 BASES = {"ogd": 0, "adagrad": 1, "ftrl": 2, "nag": 3}
 
 
+@dataclass(eq=False, repr=False)
 class FESL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """Feature Evolvable Streaming Learning: FESL-c, FESL-s and the baselines NOGD, ROGD-u, ROGD-f.
 
@@ -242,37 +244,20 @@ class FESL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
         nonnegative=("n_a", "n_p", "t", "t_p", "switches", "cur", "space"),
     )
 
-    def __init__(
-        self,
-        method: str = "fesl-c",
-        lr: float = 1.0,
-        loss: str = "logistic",
-        overlap: int = 10,
-        horizon: int | None = None,
-        ridge: float = 0.0,
-        clock: str = "global",
-        seed: int = 0,
-        base: str = "ogd",
-        eps: float = 1e-8,
-        beta: float = 1.0,
-        l1: float = 1.0,
-        l2: float = 1.0,
-        fit_intercept: bool = False,
-    ) -> None:
-        self.method = method
-        self.lr = lr
-        self.loss = loss
-        self.overlap = overlap
-        self.horizon = horizon
-        self.ridge = ridge
-        self.clock = clock
-        self.seed = seed
-        self.base = base
-        self.eps = eps
-        self.beta = beta
-        self.l1 = l1
-        self.l2 = l2
-        self.fit_intercept = fit_intercept
+    method: str = "fesl-c"
+    lr: float = 1.0
+    loss: str = "logistic"
+    overlap: int = 10
+    horizon: int | None = None
+    ridge: float = 0.0
+    clock: str = "global"
+    seed: int = 0
+    base: str = "ogd"
+    eps: float = 1e-8
+    beta: float = 1.0
+    l1: float = 1.0
+    l2: float = 1.0
+    fit_intercept: bool = False
 
     per_feature = ("w", "space", "buf_a", "buf_p", "G", "z", "s")
 

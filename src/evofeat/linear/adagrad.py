@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from evofeat.base import OnlineLearner
@@ -14,6 +16,7 @@ from evofeat.linear.ogd import LOSSES, LossTask, check_common
 __all__ = ["AdaGrad"]
 
 
+@dataclass(eq=False, repr=False)
 class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """Online gradient descent with per-coordinate AdaGrad steps (Duchi et al., 2011) on evolving features.
 
@@ -104,19 +107,11 @@ class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override
     #: What a model file must satisfy (evofeat.io): the fields the parameters set.
     _state_spec = StateSpec(fixed=("lr", "eps", "loss_kind", "fit_intercept", "intercept_lr"))
 
-    def __init__(
-        self,
-        lr: float = 0.1,
-        eps: float = 1e-8,
-        loss: str = "logistic",
-        fit_intercept: bool = True,
-        intercept_lr: float | None = None,
-    ) -> None:
-        self.lr = lr
-        self.eps = eps
-        self.loss = loss
-        self.fit_intercept = fit_intercept
-        self.intercept_lr = intercept_lr
+    lr: float = 0.1
+    eps: float = 1e-8
+    loss: str = "logistic"
+    fit_intercept: bool = True
+    intercept_lr: float | None = None
 
     def _check_params(self) -> None:
         check_common(self)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ def check_regularization(learner: Any) -> None:
         check_number(getattr(learner, name), name, positive=False, fix=f"pass {name}=1.0")
 
 
+@dataclass(eq=False, repr=False)
 class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """FTRL-Proximal (McMahan et al., 2013) on evolving features.
 
@@ -124,23 +126,13 @@ class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
         fixed=("alpha", "beta", "l1", "l2", "loss_kind", "fit_intercept", "intercept_lr")
     )
 
-    def __init__(
-        self,
-        alpha: float = 0.1,
-        beta: float = 1.0,
-        l1: float = 1.0,
-        l2: float = 1.0,
-        loss: str = "logistic",
-        fit_intercept: bool = True,
-        intercept_lr: float | None = None,
-    ) -> None:
-        self.alpha = alpha
-        self.beta = beta
-        self.l1 = l1
-        self.l2 = l2
-        self.loss = loss
-        self.fit_intercept = fit_intercept
-        self.intercept_lr = intercept_lr
+    alpha: float = 0.1
+    beta: float = 1.0
+    l1: float = 1.0
+    l2: float = 1.0
+    loss: str = "logistic"
+    fit_intercept: bool = True
+    intercept_lr: float | None = None
 
     def _check_params(self) -> None:
         check_choice(self.loss, LOSSES, "loss", "pass loss='logistic' (classification) or 'square'")

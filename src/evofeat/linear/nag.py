@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from evofeat.base import OnlineLearner
@@ -14,6 +16,7 @@ from evofeat.linear.ogd import LOSSES, LossTask, check_common
 __all__ = ["NAG"]
 
 
+@dataclass(eq=False, repr=False)
 class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """Normalised adaptive gradient descent (Ross, Mineiro, Langford, 2013) on evolving features.
 
@@ -133,19 +136,11 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
         nonnegative=("s", "G", "t", "N", "intercept_G"),
     )
 
-    def __init__(
-        self,
-        lr: float = 0.5,
-        loss: str = "logistic",
-        fit_intercept: bool = True,
-        intercept_lr: float | None = None,
-        invariant: bool = False,
-    ) -> None:
-        self.lr = lr
-        self.loss = loss
-        self.fit_intercept = fit_intercept
-        self.intercept_lr = intercept_lr
-        self.invariant = invariant
+    lr: float = 0.5
+    loss: str = "logistic"
+    fit_intercept: bool = True
+    intercept_lr: float | None = None
+    invariant: bool = False
 
     def _check_params(self) -> None:
         check_common(self)

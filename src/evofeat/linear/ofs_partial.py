@@ -14,6 +14,7 @@ depends on the seed and ``t`` only, so predicting a row advances no state.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,7 @@ from evofeat.linear._shared import check_fraction
 __all__ = ["OFSP"]
 
 
+@dataclass(eq=False, repr=False)
 class OFSP(_Step):
     __doc__ = f"""OFS with partial inputs (OFS_P): the learner looks at only B attributes of a row.
 
@@ -82,33 +84,18 @@ class OFSP(_Step):
         nonnegative=("t",),
     )
 
-    def __init__(
-        self,
-        lr: float = 0.2,
-        l2: float = 0.01,
-        budget: float = 0.1,
-        budget_count: int | None = None,
-        radius: float | None = None,
-        epsilon: float = 0.2,
-        seed: int = 0,
-        zero_score: str = "mistake",
-        step: str = "paper",
-        eps: float = 1e-8,
-        truncate_by: str = "weight",
-        fit_intercept: bool = False,
-    ) -> None:
-        self.lr = lr
-        self.l2 = l2
-        self.budget = budget
-        self.budget_count = budget_count
-        self.radius = radius
-        self.epsilon = epsilon
-        self.seed = seed
-        self.zero_score = zero_score
-        self.step = step
-        self.eps = eps
-        self.truncate_by = truncate_by
-        self.fit_intercept = fit_intercept
+    lr: float = 0.2
+    l2: float = 0.01
+    budget: float = 0.1
+    budget_count: int | None = None
+    radius: float | None = None
+    epsilon: float = 0.2
+    seed: int = 0
+    zero_score: str = "mistake"
+    step: str = "paper"
+    eps: float = 1e-8
+    truncate_by: str = "weight"
+    fit_intercept: bool = False
 
     def _check_params(self) -> None:
         super()._check_params()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,7 @@ class LossTask:
         return "regression" if self.loss == "square" else "binary"
 
 
+@dataclass(eq=False, repr=False)
 class OGD(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """Online gradient descent (Zinkevich, 2003) on all visible features.
 
@@ -123,17 +125,10 @@ class OGD(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     #: What a model file must satisfy (evofeat.io): the fields the parameters set.
     _state_spec = StateSpec(fixed=("loss_kind", "lr", "fit_intercept", "intercept_lr"))
 
-    def __init__(
-        self,
-        lr: float = 1.0,
-        loss: str = "logistic",
-        fit_intercept: bool = False,
-        intercept_lr: float | None = None,
-    ) -> None:
-        self.lr = lr
-        self.loss = loss
-        self.fit_intercept = fit_intercept
-        self.intercept_lr = intercept_lr
+    lr: float = 1.0
+    loss: str = "logistic"
+    fit_intercept: bool = False
+    intercept_lr: float | None = None
 
     def _check_params(self) -> None:
         check_common(self)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -18,6 +19,7 @@ __all__ = ["PA"]
 _MODES = {"pa": 0, "pa-i": 1, "pa-ii": 2}
 
 
+@dataclass(eq=False, repr=False)
 class PA(InterceptMixin, OnlineLearner):
     """Passive-Aggressive binary classifier (Crammer et al., 2006) on evolving features.
 
@@ -77,10 +79,9 @@ class PA(InterceptMixin, OnlineLearner):
     #: What a model file must satisfy (evofeat.io): the fields the parameters set.
     _state_spec = StateSpec(fixed=("mode", "C", "fit_intercept"))
 
-    def __init__(self, mode: str = "pa-i", C: float = 1.0, fit_intercept: bool = False) -> None:
-        self.mode = mode
-        self.C = C
-        self.fit_intercept = fit_intercept
+    mode: str = "pa-i"
+    C: float = 1.0
+    fit_intercept: bool = False
 
     def _check_params(self) -> None:
         check_option(self.mode, _MODES, "PA mode", "pass mode='pa-i'")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from evofeat.base import OnlineLearner
@@ -13,6 +15,7 @@ from evofeat.linear._perceptron import PerceptronCore
 __all__ = ["Perceptron"]
 
 
+@dataclass(eq=False, repr=False)
 class Perceptron(InterceptMixin, OnlineLearner):
     """Rosenblatt's perceptron on evolving features.
 
@@ -68,12 +71,9 @@ class Perceptron(InterceptMixin, OnlineLearner):
     #: What a model file must satisfy (evofeat.io): the fields the parameters set.
     _state_spec = StateSpec(fixed=("lr", "fit_intercept", "intercept_lr"))
 
-    def __init__(
-        self, lr: float = 1.0, fit_intercept: bool = False, intercept_lr: float | None = None
-    ) -> None:
-        self.lr = lr
-        self.fit_intercept = fit_intercept
-        self.intercept_lr = intercept_lr
+    lr: float = 1.0
+    fit_intercept: bool = False
+    intercept_lr: float | None = None
 
     def _check_params(self) -> None:
         check_number(self.lr, "lr", positive=True, fix="pass lr=1.0")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
@@ -90,6 +91,7 @@ def _select(mode: str, rand_mask: str) -> tuple[str, str]:
     return rule, (_RAND_MASKS[rand_mask] if select == "random" else select)
 
 
+@dataclass(eq=False, repr=False)
 class STSD(Truncated, InterceptMixin, OnlineLearner):
     """STSD and its variants: PA steps on a feature space that grows, kept sparse.
 
@@ -285,33 +287,18 @@ class STSD(Truncated, InterceptMixin, OnlineLearner):
         nonnegative=("scale", "l1"),
     )
 
-    def __init__(
-        self,
-        mode: str = "stsd-i",
-        C: float = 0.1,
-        radius: float = 30.0,
-        budget: float = 0.5,
-        variant: str = "paper",
-        project: bool | None = None,
-        seed: int = 0,
-        step: str = "paper",
-        lr: float = 1.0,
-        eps: float = 1e-8,
-        rand_mask: str = "over-budget",
-        fit_intercept: bool = False,
-    ) -> None:
-        self.mode = mode
-        self.C = C
-        self.radius = radius
-        self.budget = budget
-        self.variant = variant
-        self.project = project
-        self.seed = seed
-        self.step = step
-        self.lr = lr
-        self.eps = eps
-        self.rand_mask = rand_mask
-        self.fit_intercept = fit_intercept
+    mode: str = "stsd-i"
+    C: float = 0.1
+    radius: float = 30.0
+    budget: float = 0.5
+    variant: str = "paper"
+    project: bool | None = None
+    seed: int = 0
+    step: str = "paper"
+    lr: float = 1.0
+    eps: float = 1e-8
+    rand_mask: str = "over-budget"
+    fit_intercept: bool = False
 
     def _check_params(self) -> None:
         _check_common(self)

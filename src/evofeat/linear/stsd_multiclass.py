@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
@@ -17,6 +18,7 @@ from evofeat.linear.stsd import _MODES, _check_common, budget_limit
 __all__ = ["STSDMulticlass"]
 
 
+@dataclass(eq=False, repr=False)
 class STSDMulticlass(Truncated, InterceptMixin, OnlineLearner):
     """The multiclass STSD that the paper leaves to future work (its Section VI).
 
@@ -105,23 +107,13 @@ class STSDMulticlass(Truncated, InterceptMixin, OnlineLearner):
         nonnegative=("scale", "l1", "g"),
     )
 
-    def __init__(
-        self,
-        mode: str = "stsd-i",
-        C: float = 0.1,
-        radius: float = 30.0,
-        budget: float = 0.5,
-        n_classes: int | None = None,
-        seed: int = 0,
-        fit_intercept: bool = False,
-    ) -> None:
-        self.mode = mode
-        self.C = C
-        self.radius = radius
-        self.budget = budget
-        self.n_classes = n_classes
-        self.seed = seed
-        self.fit_intercept = fit_intercept
+    mode: str = "stsd-i"
+    C: float = 0.1
+    radius: float = 30.0
+    budget: float = 0.5
+    n_classes: int | None = None
+    seed: int = 0
+    fit_intercept: bool = False
 
     def _check_params(self) -> None:
         _check_common(self)
