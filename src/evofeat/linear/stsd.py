@@ -321,7 +321,7 @@ class STSD(Truncated, InterceptMixin, OnlineLearner):
         check_intercept(self, None)
 
     def _make_state(self, capacity: int) -> STSDCore:
-        rule, select = _select(self.mode, getattr(self, "rand_mask", "over-budget"))
+        rule, select = _select(self.mode, self.rand_mask)
         return STSDCore(
             v=np.zeros(capacity),
             **self._support_fields(capacity),
@@ -340,10 +340,10 @@ class STSD(Truncated, InterceptMixin, OnlineLearner):
             epsilon=float(getattr(self, "epsilon", 0.0)),
             rng=int(np.array(self.seed, dtype=np.uint64).view(np.int64)),
             G=np.zeros(capacity),
-            adagrad=getattr(self, "step", "paper") in ("adagrad", "adagrad-tau"),
-            metric_tau=getattr(self, "step", "paper") == "adagrad-tau",
-            lr=float(getattr(self, "lr", 1.0)),
-            eps=float(getattr(self, "eps", 1e-8)),
+            adagrad=self.step in ("adagrad", "adagrad-tau"),
+            metric_tau=self.step == "adagrad-tau",
+            lr=float(self.lr),
+            eps=float(self.eps),
             **self._intercept_fields(None, ("intercept", "intercept_G")),
         )
 
