@@ -11,7 +11,6 @@ import numpy as np
 from evofeat.base import OnlineLearner
 from evofeat.base.errors import check_choice, check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
-from evofeat.base.state import StateSpec
 from evofeat.linear._ofs import OFSCore, RANDCore
 from evofeat.linear._shared import Truncated, check_fraction, check_seed, real, require
 
@@ -34,7 +33,7 @@ class _Budgeted(Truncated, InterceptMixin, OnlineLearner):
     #: What a model file must satisfy (evofeat.io): the fields the parameters set, the heap of the
     #: B largest weights within the budget (the learners that truncate add that it holds every
     #: non-zero weight) and the columns.
-    _state_spec = StateSpec(
+    _state_spec = Truncated._heap_spec.extend(
         fixed=(
             "lr",
             "l2",
@@ -46,11 +45,10 @@ class _Budgeted(Truncated, InterceptMixin, OnlineLearner):
             "eps",
             "rank_power",
         ),
-        indices=("heap", "pos", "cand"),
-        counts=("hsize", "dim", "B"),
-        heaps=(("heap", "pos", "hsize"),),
+        indices=("cand",),
+        counts=("B",),
         at_most=(("hsize", "B"),),
-        nonnegative=("scale", "sq_norm", "G", "rank"),
+        nonnegative=("sq_norm", "G", "rank"),
     )
     per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos", "dw", "cand", "G", "rank")
     budget: float

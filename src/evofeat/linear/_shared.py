@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evofeat.base import InputError
+from evofeat.base.state import StateSpec
 
 __all__ = ["Truncated", "check_fraction", "check_option", "check_seed", "real", "require"]
 
@@ -61,8 +62,17 @@ class Truncated:
 
     #: The state field that holds ``v`` (features on its first axis).
     _support_of: ClassVar[str] = "v"
+    #: What a model file must satisfy (evofeat.io) for the heap: its columns, its size and the
+    #: dimension at most the capacity, ``pos`` inverting ``heap[:hsize]``, a scale >= 0.
+    _heap_spec: ClassVar[StateSpec] = StateSpec(
+        indices=("heap", "pos"),
+        counts=("hsize", "dim"),
+        heaps=(("heap", "pos", "hsize"),),
+        nonnegative=("scale",),
+    )
     _state: Any
     _weights: Any
+    feature_index_: Any
 
     @staticmethod
     def _support_fields(capacity: int) -> dict[str, Any]:
@@ -77,3 +87,10 @@ class Truncated:
     def _effective_weights(self) -> np.ndarray:
         w: np.ndarray = self._weights(self._support_of)
         return w * self._state.scale if w.size else w
+
+    @property
+    def selected_features_(self) -> list[Any]:
+        """The features with a non-zero weight (for some class), in order of first appearance."""
+        W = self._effective_weights()
+        nonzero = W != 0 if W.ndim == 1 else np.any(W != 0, axis=1)
+        return [self.feature_index_.names[j] for j in np.flatnonzero(nonzero)]

@@ -12,7 +12,6 @@ import numpy as np
 from evofeat.base import OnlineLearner
 from evofeat.base.errors import check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
-from evofeat.base.state import StateSpec
 from evofeat.linear._shared import (
     Truncated,
     check_fraction,
@@ -263,7 +262,7 @@ class STSD(Truncated, InterceptMixin, OnlineLearner):
 
     #: What a model file must satisfy (evofeat.io): the fields the parameters set, the support heap
     #: (the only non-zero weights) and its columns.
-    _state_spec = StateSpec(
+    _state_spec = Truncated._heap_spec.extend(
         fixed=(
             "rule",
             "C",
@@ -279,12 +278,9 @@ class STSD(Truncated, InterceptMixin, OnlineLearner):
             "lr",
             "eps",
         ),
-        indices=("heap", "pos"),
-        counts=("hsize", "dim"),
-        heaps=(("heap", "pos", "hsize"),),
         support=(("v", "heap", "hsize"),),
         at_most=(("new_from", "dim"),),
-        nonnegative=("scale", "l1"),
+        nonnegative=("l1",),
     )
 
     mode: str = "stsd-i"
@@ -346,12 +342,6 @@ class STSD(Truncated, InterceptMixin, OnlineLearner):
             eps=float(self.eps),
             **self._intercept_fields(None, ("intercept", "intercept_G")),
         )
-
-    @property
-    def selected_features_(self) -> list[Any]:
-        """The features with a non-zero weight, in order of first appearance."""
-        w = self._effective_weights()
-        return [self.feature_index_.names[c] for c in np.flatnonzero(w)]
 
     @property
     def budget_limit_(self) -> int:

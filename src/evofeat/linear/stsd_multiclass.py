@@ -10,7 +10,6 @@ import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
 from evofeat.base.intercept import InterceptMixin, check_intercept
-from evofeat.base.state import StateSpec
 from evofeat.linear._shared import Truncated, require
 from evofeat.linear._stsd import STEP_RULES, STSDMulticlassCore
 from evofeat.linear.stsd import _MODES, _check_common, budget_limit
@@ -98,13 +97,10 @@ class STSDMulticlass(Truncated, InterceptMixin, OnlineLearner):
 
     #: What a model file must satisfy (evofeat.io): the fields the parameters set, the support heap
     #: of features (the only non-zero rows of V) and its columns.
-    _state_spec = StateSpec(
+    _state_spec = Truncated._heap_spec.extend(
         fixed=("rule", "C", "radius", "budget"),
-        indices=("heap", "pos"),
-        counts=("hsize", "dim"),
-        heaps=(("heap", "pos", "hsize"),),
         support=(("V", "heap", "hsize"), ("g", "heap", "hsize")),
-        nonnegative=("scale", "l1", "g"),
+        nonnegative=("l1", "g"),
     )
 
     mode: str = "stsd-i"
@@ -228,12 +224,6 @@ class STSDMulticlass(Truncated, InterceptMixin, OnlineLearner):
         if not self.fit_intercept or getattr(self, "_state", None) is None:
             return np.zeros(self.n_classes or 0)
         return np.array(self._state.intercept)
-
-    @property
-    def selected_features_(self) -> list[Any]:
-        """The features with a non-zero weight for some class, in order of first appearance."""
-        W = self._effective_weights()
-        return [self.feature_index_.names[j] for j in np.flatnonzero(np.any(W != 0, axis=1))]
 
     @property
     def budget_limit_(self) -> int:
