@@ -3,7 +3,7 @@
 The bias is the shared compiled part ``_core/bias.pxd``: the weight of a
 constant input 1, stepped by each learner's own rule, outside budgets,
 balls and ``coef_``. Its math is checked row by row against the oracle in
-tests/test_oracle_parity.py (both paths); here: that it is off by default
+tests/_core/test_oracle_parity.py (both paths); here: that it is off by default
 and refused when malformed, that it is what a stream with a shifted decision
 boundary needs, and that model files, copies and pickles carry it.
 """
@@ -26,7 +26,7 @@ from evofeat.evaluate import prequential
 from evofeat.registry import ONLINE, make
 from evofeat.streams import Stream, haphazard, trapezoidal
 
-#: every online learner whose bias came with the shared part (the others: tests/test_intercept.py)
+#: every online learner whose bias came with the shared part (the others: tests/base/test_intercept.py)
 NAMES = sorted(n for n in ONLINE if n.startswith(("stsd", "ofs", "pe-trun", "rand", "pa-")))
 NAMES = [n for n in NAMES if n not in ("pa-i", "pa-ii")]
 

@@ -19,7 +19,7 @@ from evofeat.evaluate import prequential
 from evofeat.registry import ONLINE, make
 from evofeat.streams import full
 from evofeat.testing import synthetic_rows as _rows  # rows of a task
-from test_learners import _learner  # a registered learner, multiclass ones with 3 classes
+from tests.base.test_generic_checks import _learner  # a registered learner (multiclass: 3 classes)
 
 NAMES = list(ONLINE)
 

@@ -4,7 +4,7 @@ The bias is the weight of a constant input 1 that every row has: always
 visible, never a feature (not in the feature index nor in ``coef_``), named
 compiled state saved by model files, the same on the dict and the array
 path. The oracle parity of each learner with and without it is in
-tests/test_oracle_parity.py; here: what the option means, its defaults, its
+tests/_core/test_oracle_parity.py; here: what the option means, its defaults, its
 state, its extremes, and that it learns the class prior the plain learners
 cannot.
 """

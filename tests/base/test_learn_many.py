@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from evofeat.base import InputError, OnlineLearner
 from evofeat.registry import ONLINE
-from test_learners import _learner  # a registered learner, multiclass ones with 3 classes
+from tests.base.test_generic_checks import _learner  # a registered learner (multiclass: 3 classes)
 
 prequential_module = importlib.import_module("evofeat.evaluate.prequential")
 

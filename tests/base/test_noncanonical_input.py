@@ -32,7 +32,7 @@ from evofeat.base.canonical import canonical_csr
 from evofeat.evaluate import prequential
 from evofeat.registry import all_names
 from evofeat.streams import Stream
-from test_learners import _learner  # a registered learner, multiclass ones with 3 classes
+from tests.base.test_generic_checks import _learner  # a registered learner (multiclass: 3 classes)
 
 NAMES = all_names("online")
 
@@ -188,8 +188,9 @@ def _duplicated(n: int, d: int, per_row: int, seed: int) -> tuple[sp.csr_matrix,
 def _isolated(body: str) -> str:
     """Run ``body`` (with this module's helpers) in a fresh interpreter; its stdout. A native crash
     there (exit 134, 139) fails the calling test instead of ending the test run."""
-    here = str(__import__("pathlib").Path(__file__).parent)
-    script = f"import sys\nsys.path.insert(0, {here!r})\n" + textwrap.dedent(body)
+    tests = __import__("pathlib").Path(__file__).parents[1]  # the helpers; its parent for tests.*
+    path = [str(tests), str(tests.parent)]
+    script = f"import sys\nsys.path[:0] = {path!r}\n" + textwrap.dedent(body)
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
     )
@@ -206,7 +207,7 @@ def test_duplicate_entries_no_longer_corrupt_the_heap(name: str, shape: tuple[in
     size", exit 134)."""
     out = _isolated(
         f"""
-        from test_noncanonical_input import _duplicated, _learner, _same_model, _summed
+        from tests.base.test_noncanonical_input import _duplicated, _learner, _same_model, _summed
         X, y = _duplicated(*{shape!r})
         got = _learner({name!r}).learn_many(X, y)
         _same_model(got, _learner({name!r}).learn_many(_summed(X), y))
@@ -225,7 +226,7 @@ def test_the_compiled_loop_refuses_rows_that_bypassed_the_gate() -> None:
         from evofeat._core import loop
         from evofeat.evaluate import prequential
         from evofeat.streams import Stream
-        from test_noncanonical_input import _duplicated, _learner
+        from tests.base.test_noncanonical_input import _duplicated, _learner
 
         stream = Stream.full(*_duplicated(50, 6, 3, 0))
         X = stream.X  # the stream's canonical copy, with int64 arrays the loop reads in place
@@ -370,7 +371,7 @@ def _split_and_shuffled(values: np.ndarray) -> sp.csr_matrix:
 
 
 def _oracle_cases() -> list[Any]:
-    from test_oracle_parity import CASES
+    from tests._core.test_oracle_parity import CASES
 
     return CASES
 
@@ -380,7 +381,7 @@ def test_oracle_parity_on_a_noncanonical_copy_of_the_stream(case: Any) -> None:
     """The independent oracle (tests/oracle) on the dense stream, the compiled loop on the same
     rows and visibility held as a non-canonical CSR: the same predictions."""
     from oracle import fesl as ofesl
-    from test_oracle_parity import TASKS, dense
+    from tests._core.test_oracle_parity import TASKS, dense
 
     name, params, oracle = case
     model = _learner_with(name, params)

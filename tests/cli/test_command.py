@@ -16,7 +16,7 @@ import pytest
 import evofeat.cli as cli
 from cli_invoke import invoke
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_json(*args: str) -> dict[str, Any]:

@@ -189,7 +189,7 @@ def test_jobs_zero_is_refused_before_anything_is_written(args: list[str], tmp_pa
 
 def test_no_build_metadata_is_committed() -> None:
     """``src/evofeat.egg-info`` is a build output (and goes stale): git must not track it."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     listed = subprocess.run(
         ["git", "ls-files", "--", "*.egg-info", "*.egg-info/*"],
         cwd=root,

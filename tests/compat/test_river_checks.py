@@ -62,7 +62,7 @@ def _cases() -> list[object]:
 
 @pytest.mark.parametrize(("model", "check"), _cases())
 # River's check data are not scaled: the default regressor (OGD, square loss, lr 0.05) diverges
-# on some and says so, as it should (tests/test_divergence.py asserts that warning)
+# on some and says so, as it should (tests/base/test_divergence_warning.py asserts that warning)
 @pytest.mark.filterwarnings(r"ignore:OGD\(lr=0.05, loss='square'\) diverged:RuntimeWarning")
 def test_river_estimator_checks(model, check) -> None:  # type: ignore[no-untyped-def]
     assert check.__name__ not in model._unit_test_skips()

@@ -31,7 +31,7 @@ from evofeat.registry import make
 from evofeat.streams import Stream
 
 #: The checks' data are not scaled, and the default regressor (OGD on the square loss, lr
-#: 0.05) diverges on some of them and says so, as it should (tests/test_divergence.py
+#: 0.05) diverges on some of them and says so, as it should (tests/base/test_divergence_warning.py
 #: asserts that warning); the checks pass on what follows.
 _UNSCALED = r"ignore:OGD\(lr=0.05, loss='square'\) diverged:RuntimeWarning"
 

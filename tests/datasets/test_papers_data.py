@@ -244,7 +244,7 @@ def test_cli_download_prints_the_sha256_it_could_not_verify(
 
 
 def test_the_docs_page_lists_each_set_under_its_status() -> None:
-    page = (Path(__file__).resolve().parents[1] / "docs" / "papers" / "data.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "papers" / "data.md").read_text()
     public, rest = page.split("## Not public")
     not_public, _ = rest.split("## Still missing")
     for name in PUBLIC - {"gisette-train"}:  # the same file as gisette, named in its row

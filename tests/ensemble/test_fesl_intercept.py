@@ -14,7 +14,7 @@ from evofeat.ensemble.fesl import BASES, FESL, METHODS
 from evofeat.evaluate import prequential
 from evofeat.streams import Stream, evolvable, haphazard
 from reference.fesl import fesl_reference
-from test_fesl import _reference_dense  # the stream as a dense array, NaN = absent
+from tests.ensemble.test_fesl import _reference_dense  # the stream as a dense array, NaN = absent
 
 
 def _data(n: int = 300, d: int = 8, shift: float = 0.8, seed: int = 0) -> tuple[np.ndarray, Any]:

@@ -76,7 +76,7 @@ def test_fesl_nag_is_not_adagrad_and_scale_free() -> None:
 @pytest.mark.parametrize("method", ["fesl-c", "nogd"])
 def test_fesl_nag_extreme_rows_stay_finite_and_match_the_reference(method: str, kind: str) -> None:
     """Rows of norm 1e300 / 1e-300 / both through a switch: no NaN, finite state, as the reference."""
-    from test_fesl import _extreme, _finite_state, _reference_dense
+    from tests.ensemble.test_fesl import _extreme, _finite_state, _reference_dense
 
     X, y = _extreme(kind)
     stream = evolvable(X, y, d2=5, overlap=10, seed=1)

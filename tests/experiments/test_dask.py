@@ -17,7 +17,7 @@ from evofeat.experiments import PAPERS  # noqa: E402
 from evofeat.experiments.runner import reproduce  # noqa: E402
 from evofeat.experiments.store import ResultStore  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/, beside toy_paper.py and sleepy_paper.py
 
 
 def _register_toy() -> int:

@@ -15,7 +15,7 @@ from evofeat.experiments import PAPERS
 from evofeat.experiments.runner import reproduce
 from evofeat.experiments.store import ResultStore
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/, beside toy_paper.py and sleepy_paper.py
 
 _SCRIPT = """
 import sys

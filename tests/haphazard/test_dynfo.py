@@ -1,5 +1,5 @@
 """DynFo: its rules, its bounds, its parameters (its parity with the plain-Python oracle,
-``tests/oracle/dynfo.py``, on both paths and both relearn rules: tests/test_oracle_parity.py)."""
+``tests/oracle/dynfo.py``, on both paths and both relearn rules: tests/_core/test_oracle_parity.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from evofeat.haphazard import DynFo
 from evofeat.streams import Stream, haphazard
 from evofeat.testing import check_learner, synthetic_stream_data
 
-#: the oracle parity case's setting (tests/test_oracle_parity.py): every rule fires there.
+#: the oracle parity case's setting (tests/_core/test_oracle_parity.py): every rule fires there.
 SMALL: dict[str, Any] = {"M": 30, "N": 15, "delta": 0.3, "beta": 0.5, "alpha": 0.5, "gamma": 0.4}
 
 

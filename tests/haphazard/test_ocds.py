@@ -15,8 +15,8 @@ from evofeat.streams import Stream, haphazard
 from evofeat.testing import check_learner
 from oracle import counter_uniform
 from oracle.ocds import ocds as oracle_ocds
-from test_olvf import continues_identically
-from test_oracle_parity import dense
+from tests._core.test_oracle_parity import dense
+from tests.haphazard.test_olvf import continues_identically
 
 
 def _stream(n: int = 150, d: int = 8, p: float = 0.5, seed: int = 5) -> Stream:

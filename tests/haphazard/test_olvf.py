@@ -17,7 +17,7 @@ from evofeat.haphazard import OLVF
 from evofeat.streams import Stream, haphazard
 from evofeat.testing import check_learner
 from oracle.olvf import olvf as oracle_olvf
-from test_oracle_parity import dense
+from tests._core.test_oracle_parity import dense
 
 
 def _stream(n: int = 300, d: int = 12, p: float = 0.5, seed: int = 3, scale: bool = True) -> Stream:
@@ -140,7 +140,7 @@ def test_bad_parameters_say_what_to_pass(params: dict[str, Any]) -> None:
 def test_package_rule_gives_the_package_predictions() -> None:
     """The package's own predictions (tests/data/olvf_package_predictions.py made them with
     haphazard 1.2.8), on every row where the package does not predict at random."""
-    data = np.load(Path(__file__).parent / "data" / "olvf_package_predictions.npz")
+    data = np.load(Path(__file__).parents[1] / "data" / "olvf_package_predictions.npz")
     X, y = data["X"], np.where(data["y"] == 1, 1, -1)
     present = ~np.isnan(X)
     seen_before = np.cumsum(present, axis=0) - present > 0

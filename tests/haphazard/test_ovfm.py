@@ -1,6 +1,6 @@
 """OVFM as a registered learner (evofeat.haphazard.OVFM, evofeat.haphazard._ovfm).
 
-The oracle parity (``tests/test_oracle_parity.py``, ``oracle.ovfm``) checks its
+The oracle parity (``tests/_core/test_oracle_parity.py``, ``oracle.ovfm``) checks its
 scores on both paths; here the generic suite, its parameters, the copula
 choice, and the parts the learner is made of.
 """

@@ -21,7 +21,7 @@ from evofeat.linear.ofs import OFS
 from evofeat.linear.pa import PA
 from evofeat.onepass import OPID
 from evofeat.registry import make
-from test_io_schema import _content, _member, _npy_header, _write
+from tests.io.test_schema import _content, _member, _npy_header, _write
 
 
 def _forge(path: Path, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Path:

@@ -16,7 +16,7 @@ import pytest
 from evofeat import io
 from evofeat.base import InputError
 from evofeat.registry import SELECTORS, make
-from test_io_schema import (
+from tests.io.test_schema import (
     _content,
     _forge,
     _write,

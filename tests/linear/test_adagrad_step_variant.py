@@ -1,6 +1,6 @@
 """STSD's and OFS's ``step="adagrad"`` (issue 15): the paths agree with the references, the rules hold.
 
-The independent oracles (tests/oracle) are checked in test_oracle_parity.py;
+The independent oracles (tests/oracle) are checked in tests/_core/test_oracle_parity.py;
 here the learners' own NumPy references (``stsd_reference``,
 ``ofs_reference``), the sparse and dict paths, the parameter checks and what
 the variant keeps of the paper (the update rows, the ball, the budget).
@@ -24,7 +24,7 @@ from evofeat.linear.stsd import STSD
 from evofeat.streams import full, haphazard, trapezoidal
 from reference.ofs import ofs_reference
 from reference.stsd import stsd_reference
-from test_stsd import _internal, assert_paths_agree
+from tests.linear.test_stsd import _internal, assert_paths_agree
 
 STSD_MODES = ("stsd", "stsd-i", "stsd-ii", "stsd-i-all", "stsd-i-rand", "stsd-i-per")
 

@@ -1,6 +1,6 @@
 """FTRL-Proximal, AdaGrad OGD and NAG: parity, evolving-feature semantics, extremes, german.
 
-The generic checks (tests/test_learners.py and the others) run these
+The generic checks (tests/base/test_generic_checks.py and the others) run these
 learners with their defaults; here: both losses and other parameters through
 dict path == array path == NumPy reference, the state of an absent feature
 left alone, a new feature's first step in closed form, rows of norm 1e300 /
@@ -185,7 +185,7 @@ def test_ftrl_coef_are_the_lazy_weights_and_l1_zeroes_them() -> None:
     w = ftrl_weights_reference(z, n, 0.1, 1.0, 0.0, 1.0)
     assert list(model.coef_.values()) == w.tolist()
     assert np.count_nonzero(w) == len(w)
-    sparse = FTRL(l1=1e6, fit_intercept=False)  # the bias has no L1 (tests/test_intercept.py)
+    sparse = FTRL(l1=1e6, fit_intercept=False)  # the bias has no L1 (tests/base/test_intercept.py)
     res = prequential(sparse, full(X, y), keep_predictions=True)
     assert not any(sparse.coef_.values())
     assert res.scores is not None and not res.scores.any()

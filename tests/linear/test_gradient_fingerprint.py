@@ -16,7 +16,7 @@ from evofeat.ensemble._fesl import FESLCore
 import gradient_fingerprint as gf
 from evofeat import io
 
-MODELS = Path(__file__).parent / "data" / "main_models"
+MODELS = Path(__file__).parents[1] / "data" / "main_models"
 RULE_NAMES = ("base", "lr", "eps", "beta", "l1", "l2", "nag_t", "nag_N")
 
 

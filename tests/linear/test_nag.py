@@ -1,8 +1,8 @@
 """NAG (normalised adaptive gradient): scale invariance, the rescaling, evolving features, first steps.
 
 Parity of the dict path, the array path and the NumPy reference (both losses,
-extreme rows) is in tests/test_adaptive.py; the independent oracle from the
-paper in tests/test_oracle_parity.py; the generic checks cross every learner.
+extreme rows) is in tests/linear/test_adaptive.py; the independent oracle from the
+paper in tests/_core/test_oracle_parity.py; the generic checks cross every learner.
 """
 
 from __future__ import annotations

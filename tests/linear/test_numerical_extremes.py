@@ -1,4 +1,4 @@
-"""Numerical extremes for the perceptron and PA (OGD and FESL: tests/test_fesl.py).
+"""Numerical extremes for the perceptron and PA (OGD and FESL: tests/ensemble/test_fesl.py).
 
 Rows of norm 1e300 and 1e-300 (and both, and zero rows) through the dict
 path, the array path and the NumPy reference: no NaN, a finite state, the

@@ -14,7 +14,7 @@ import pytest
 import stsd_fingerprint as fp
 from evofeat import io
 
-EXPECTED = Path(__file__).parent / "data" / "stsd_fingerprint.json"
+EXPECTED = Path(__file__).parents[1] / "data" / "stsd_fingerprint.json"
 #: ``last_tau`` is the tau of the paper's last step, read by the authors' round only; the AdaGrad
 #: steps no longer write it (they did before the split, though nothing read it)
 NOT_WRITTEN = ("adagrad", "adagrad-tau")
@@ -42,7 +42,7 @@ def test_every_case_is_checked() -> None:
     assert {k.rpartition(" @")[0] for k in _expected()} == keys
 
 
-MAIN_FILES = Path(__file__).parent / "data" / "stsd_main_files"
+MAIN_FILES = Path(__file__).parents[1] / "data" / "stsd_main_files"
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from evofeat.streams import full, trapezoidal
 from oracle import stsd as ostsd
 from reference.splitmix import uniform
 from reference.stsd import stsd_reference
-from test_stsd import _internal, assert_paths_agree
+from tests.linear.test_stsd import _internal, assert_paths_agree
 
 _CODE = {"mode": "stsd-i-rand", "variant": "original-code", "C": 10.0, "radius": np.inf}
 

@@ -253,7 +253,7 @@ def test_the_compiled_module_examples_run():
     ],
 )
 def test_a_model_file_that_breaks_the_declaration_is_refused(neighbours, field, bad, tmp_path):
-    from test_io import _rewrite
+    from tests.io.test_save_load_continue import _rewrite
 
     model = Imputed("ftrl", neighbours=neighbours)
     for t in range(30):

@@ -31,7 +31,7 @@ import ast
 import re
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = SRC / "evofeat"
 LEARNERS = frozenset({"linear", "ensemble", "onepass", "selection", "haphazard"})
 _CYTHON_IMPORT = re.compile(r"^\s*(?:from\s+(evofeat[\w.]*)\s+c?import|c?import\s+(evofeat[\w.]*))")

@@ -8,7 +8,7 @@ import pytest
 
 from evofeat.registry import all_names
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 @pytest.mark.skipif(

@@ -83,7 +83,7 @@ def test_a_refresh_that_fails_midway_leaves_both_files_as_they_were(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["comparison.csv", "report.md"]
 
 
-REPORTS = Path(__file__).resolve().parents[1] / "docs" / "reports"
+REPORTS = Path(__file__).resolve().parents[2] / "docs" / "reports"
 
 
 @pytest.mark.parametrize("paper", ["stsd", "ofs", "fesl", "opid"])

@@ -16,7 +16,7 @@ from pathlib import Path
 from evofeat.report.compare import STATUSES, Row
 from evofeat.report.explanations import EXPLANATIONS, RULES, explain
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_opid_rule_names_a_tested_explanation_with_its_experiment() -> None:

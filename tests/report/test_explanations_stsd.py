@@ -17,7 +17,7 @@ import pytest
 from evofeat.report.compare import Row
 from evofeat.report.explanations import EXPLANATIONS, explain
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CSV = ROOT / "docs" / "reports" / "stsd" / "comparison.csv"
 GAPS = ROOT / "docs" / "reports" / "investigations" / "stsd_gaps.json"
 RAND_20 = "rand: 20 orders"

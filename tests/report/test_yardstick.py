@@ -94,7 +94,7 @@ def test_the_readmes_counts_are_the_committed_comparison_files() -> None:
     import csv
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     readme = (root / "README.md").read_text(encoding="utf-8")
     order = STATUSES[:6]
     for paper in ("stsd", "ofs", "fesl", "opid"):

@@ -22,7 +22,7 @@ from evofeat.base.errors import InputError
 from evofeat.selection import OSFS, FastOSFS
 from evofeat.selection.citests import G2Tester, lofs_ci_test, lofs_codes
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "investigations"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "investigations"))
 import lofs_exactness  # noqa: E402
 
 
