@@ -20,7 +20,7 @@ from evofeat.base import InputError, OnlineLearner
 from evofeat.registry import ONLINE
 from tests.base.test_generic_checks import _learner  # a registered learner (multiclass: 3 classes)
 
-prequential_module = importlib.import_module("evofeat.evaluate.prequential")
+prequential_module = importlib.import_module("evofeat.base.prequential")
 
 NAMES = list(ONLINE)
 

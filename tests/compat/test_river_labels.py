@@ -126,9 +126,7 @@ def test_mini_batches_go_through_the_compiled_loop_and_learn_what_learn_one_lear
         X = X.mask(rng.random(X.shape) < 0.2)
         frames.append((X, pd.Series([y for _, y in rows[a : a + 50]])))
     calls = []
-    loop = importlib.import_module(
-        "evofeat.evaluate.prequential"
-    )  # the learner's learn_many runs it
+    loop = importlib.import_module("evofeat.base.prequential")  # the learner's learn_many runs it
     real = loop.prequential
     monkeypatch.setattr(loop, "prequential", lambda *a, **k: calls.append(1) or real(*a, **k))
     many, one = build(), build()

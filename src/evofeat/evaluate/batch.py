@@ -549,7 +549,7 @@ def split_selection_errors(
 
     from sklearn.neighbors import KNeighborsClassifier
 
-    from evofeat.evaluate.prequential import prequential
+    from evofeat.base.prequential import prequential
     from evofeat.registry import make
     from evofeat.streams import full
 
