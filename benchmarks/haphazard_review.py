@@ -287,7 +287,7 @@ def run_evofeat(name: str, params: dict[str, Any], ds: Any) -> dict[str, Any]:
 
     # the module, not the function of the same name that evofeat.evaluate exports (patching that
     # left the loop's clock on wall time; the same fix as benchmarks/leaderboard.py's)
-    pq = importlib.import_module("evofeat.evaluate.prequential")
+    pq = importlib.import_module("evofeat.base.prequential")
     pq.time = types.SimpleNamespace(perf_counter=time.thread_time)  # type: ignore[attr-defined]
     X = np.where(ds.mask, ds.x, np.nan)
     y01 = np.asarray(ds.y, dtype=np.int64)

@@ -170,7 +170,7 @@ def run_evofeat(spec: str, stream: Any) -> tuple[float, int, float, float]:
 
     # the module (``import evofeat.evaluate.prequential as pq`` binds the function of that name,
     # which evofeat.evaluate exports: patching it left the loop's clock on wall time)
-    pq = importlib.import_module("evofeat.evaluate.prequential")
+    pq = importlib.import_module("evofeat.base.prequential")
     pq.time = types.SimpleNamespace(perf_counter=time.thread_time)  # type: ignore[attr-defined]
 
     model = make_learner(spec)

@@ -99,7 +99,7 @@ def run_evofeat(spec: dict[str, Any], X: Any, y: np.ndarray) -> dict[str, Any]:
     from evofeat.registry import make
     from evofeat.streams import full
 
-    pq = importlib.import_module("evofeat.evaluate.prequential")
+    pq = importlib.import_module("evofeat.base.prequential")
     name = spec["impl"].split(":", 1)[1]
     params = spec.get("params", {})
     # prequential times itself with time.perf_counter; read its clock as this thread's CPU time

@@ -87,7 +87,7 @@ def divergence_expected() -> Iterator[list[warnings.WarningMessage]]:
     """For tests that feed rows built to be extreme: a learner may diverge on them.
 
     Its divergence warning (a RuntimeWarning saying "diverged", which
-    ``tests/test_divergence.py`` asserts where it must appear) is expected and
+    ``tests/base/test_divergence_warning.py`` asserts where it must appear) is expected and
     kept out of the test output; any other warning fails the test.
     """
     with warnings.catch_warnings(record=True) as caught:

@@ -2,7 +2,7 @@
 
 For each learner x options x stream: SHA-256 digests of the array path's scores and labels, the
 dict path's predictions, ``coef_`` and ``intercept_``, every state field, and the predictions of a
-model-file round trip continued on the stream's last rows. ``tests/test_gradient_fingerprint.py``
+model-file round trip continued on the stream's last rows. ``tests/linear/test_gradient_fingerprint.py``
 compares them with ``tests/data/gradient_fingerprint.json``; ``python tests/gradient_fingerprint.py
 --write`` rewrites the file (only when a change of results is intended and said so).
 """

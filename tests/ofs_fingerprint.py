@@ -5,7 +5,7 @@ produces: the array path's scores and labels (``prequential``), the dict
 path's scores and labels (``decision_one``, ``predict_one``, ``learn_one``),
 ``coef_`` and ``intercept_`` after each path, and a model-file and a pickle
 round trip in the middle of the stream (the loaded copy and the original
-continue on the same rows). ``tests/test_ofs_fingerprint.py`` compares them
+continue on the same rows). ``tests/linear/test_ofs_fingerprint.py`` compares them
 with ``tests/data/ofs_fingerprint.json``; run this module to write that file
 (``python tests/ofs_fingerprint.py``) only when a change of the predictions
 is intended.

@@ -4,7 +4,7 @@ Each case runs the compiled array path (dense and CSR input) and the dict path
 (``decision_one`` / ``learn_one``) and hashes, bit for bit, the scores, the
 labels, ``coef_`` and ``intercept_``, the compiled state, and a model-file
 round trip (the state after :func:`evofeat.io.load` and the scores of the
-loaded learner on the stream's rows). ``tests/test_stsd_fingerprint.py``
+loaded learner on the stream's rows). ``tests/linear/test_stsd_fingerprint.py``
 compares them against ``tests/data/stsd_fingerprint.json``, written with the
 build before the STSD core was split into parts::
 

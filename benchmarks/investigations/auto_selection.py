@@ -44,7 +44,7 @@ scale-invariant by design).
 predictions only (the mixture changes nothing they do), so each single member
 runs once per stream, and each candidate's predictions are ``auto``'s rule
 applied to its members' scores (:func:`mixture_scores`, the same function as
-``mixture_reference`` in ``tests/reference/auto.py``; ``tests/test_auto.py``
+``mixture_reference`` in ``tests/reference/auto.py``; ``tests/ensemble/test_auto.py``
 proves ``auto`` equals it). On every stream ``auto`` itself also runs (candidate 0 and
 the last candidate, alternately) and its scores must equal that computation
 bit for bit.

@@ -7,12 +7,12 @@ and its Python class with its registry entry (``name.py`` and its
 whether it behaves as every evofeat learner must, and what is still needed.
 Each check is a plain function of a fresh, unfitted learner (see
 :data:`CHECKS`), so a test suite can run them one by one (evofeat's own
-``tests/test_learners.py`` crosses every registered learner with every check).
+``tests/base/test_generic_checks.py`` crosses every registered learner with every check).
 
 What the suite cannot check, because it needs a second, independent
 implementation, is the math itself: each learner also needs a case in
 ``tests/oracle/`` (plain NumPy written from the paper, importing nothing
-from evofeat) and a line in ``tests/test_oracle_parity.py``;
+from evofeat) and a line in ``tests/_core/test_oracle_parity.py``;
 :func:`check_learner` says so in its result.
 
 Examples
@@ -46,8 +46,8 @@ Rows = list[tuple[dict[Hashable, float], Any]]
 #: What ``check_learner`` cannot check and the author must add (see the module docstring).
 STILL_NEEDED = (
     "an independent oracle: a plain-NumPy case in tests/oracle/ written from the paper "
-    "(importing nothing from evofeat) and a line in tests/test_oracle_parity.py; "
-    "and its name in README.md's list of learners (tests/test_readme_learners.py)"
+    "(importing nothing from evofeat) and a line in tests/_core/test_oracle_parity.py; "
+    "and its name in README.md's list of learners (tests/project/test_readme_learners.py)"
 )
 
 

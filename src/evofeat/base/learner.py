@@ -547,8 +547,8 @@ class OnlineLearner:
         self, values: np.ndarray | sp.csr_matrix, names: list[Hashable], targets: np.ndarray
     ) -> OnlineLearner:
         """:meth:`learn_many` on checked arrays (see :func:`batch_arrays`) and encoded targets."""
-        from evofeat.evaluate.prequential import prequential
-        from evofeat.streams.stream import Stream
+        from evofeat.base.prequential import prequential  # imports SciPy: only when run
+        from evofeat.base.stream import Stream
 
         if values.shape[0] == 0:
             return self

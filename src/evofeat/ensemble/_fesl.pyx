@@ -215,7 +215,7 @@ cdef class FESLCore(Core):
 
     # Listed by hand, the one core that does: eight of its fields (RULE_FIELDS) live in the step
     # rule's struct and are served by name (__getattr__ / __setattr__), so they are no cdef public
-    # attribute fields_of could find; the order is the model files' (tests/test_core_fields.py).
+    # attribute fields_of could find; the order is the model files' (tests/_core/test_state_fields_declared_once.py).
     _fields = (
         "w", "space", "buf_a", "buf_p", "h_a", "r_a", "k_p", "g_p", "c_p", "v_p",
         "alpha1", "alpha2", "loss1", "loss2",

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
+from evofeat.base.errors import check_choice, check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.ensemble._fesl import FESLCore
-from evofeat.linear.ogd import LOSSES, check_choice, check_common
+from evofeat.linear.ftrl import check_regularization
+from evofeat.linear.ogd import LOSSES, LossTask, check_common
 
 __all__ = ["BASES", "FESL", "LEARNERS", "METHODS"]
 
@@ -22,7 +25,8 @@ _CLOCKS = {"global": 0, "switch": 1}
 BASES = {"ogd": 0, "adagrad": 1, "ftrl": 2, "nag": 3}
 
 
-class FESL(InterceptMixin, OnlineLearner):
+@dataclass(eq=False, repr=False)
+class FESL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """Feature Evolvable Streaming Learning: FESL-c, FESL-s and the baselines NOGD, ROGD-u, ROGD-f.
 
     Old features vanish and new ones appear, with a short overlap in which a
@@ -240,44 +244,22 @@ class FESL(InterceptMixin, OnlineLearner):
         nonnegative=("n_a", "n_p", "t", "t_p", "switches", "cur", "space"),
     )
 
-    def __init__(
-        self,
-        method: str = "fesl-c",
-        lr: float = 1.0,
-        loss: str = "logistic",
-        overlap: int = 10,
-        horizon: int | None = None,
-        ridge: float = 0.0,
-        clock: str = "global",
-        seed: int = 0,
-        base: str = "ogd",
-        eps: float = 1e-8,
-        beta: float = 1.0,
-        l1: float = 1.0,
-        l2: float = 1.0,
-        fit_intercept: bool = False,
-    ) -> None:
-        self.method = method
-        self.lr = lr
-        self.loss = loss
-        self.overlap = overlap
-        self.horizon = horizon
-        self.ridge = ridge
-        self.clock = clock
-        self.seed = seed
-        self.base = base
-        self.eps = eps
-        self.beta = beta
-        self.l1 = l1
-        self.l2 = l2
-        self.fit_intercept = fit_intercept
+    method: str = "fesl-c"
+    lr: float = 1.0
+    loss: str = "logistic"
+    overlap: int = 10
+    horizon: int | None = None
+    ridge: float = 0.0
+    clock: str = "global"
+    seed: int = 0
+    base: str = "ogd"
+    eps: float = 1e-8
+    beta: float = 1.0
+    l1: float = 1.0
+    l2: float = 1.0
+    fit_intercept: bool = False
 
     per_feature = ("w", "space", "buf_a", "buf_p", "G", "z", "s")
-
-    @property
-    def task(self) -> str:  # type: ignore[override]
-        """``"regression"`` for the square loss, else ``"binary"``."""
-        return "regression" if self.loss == "square" else "binary"
 
     def _check_params(self) -> None:
         check_common(self)
@@ -299,21 +281,8 @@ class FESL(InterceptMixin, OnlineLearner):
         _check_int(self.seed, 0, "seed", "a seed", "pass seed=0")
         check_choice(self.base, BASES, "FESL base step", "pass base='ogd' (the paper's)")
         check_intercept(self, None)
-        for name, low, default in (
-            ("eps", 0.0, "1e-8"),
-            ("beta", None, "1.0"),
-            ("l1", None, "1.0"),
-            ("l2", None, "1.0"),
-        ):
-            e = getattr(self, name)
-            ok = not isinstance(e, bool) and isinstance(e, int | float) and np.isfinite(e)
-            if not (ok and (e > low if low is not None else e >= 0)):
-                raise InputError(
-                    f"{name} must be {'positive' if low is not None else 'non-negative'}",
-                    expected=f"a finite number {'>' if low is not None else '>='} 0",
-                    received=repr(e),
-                    fix=f"pass {name}={default}",
-                )
+        check_number(self.eps, "eps", positive=True, fix="pass eps=1e-8")
+        check_regularization(self)
 
     def _divergence_scale(self) -> str | None:
         """Over NAG the scales ``s`` (scale-free, as :class:`~evofeat.linear.nag.NAG`)."""

@@ -125,7 +125,7 @@ def check_scenario(learner: str, scenario: str | None) -> str:
 
 #: The OPID paper's Table 1 rows of the sets it uses whole: (d_v, d_s, d_a) feature counts, the
 #: C-stage rows and the smallest batch size n_i (the E-stage halves). Data, so that the evaluation
-#: layer needs nothing from the experiments (tests/test_experiments_spec.py checks them against
+#: layer needs nothing from the experiments (tests/experiments/test_spec.py checks them against
 #: experiments.opid.SETTINGS).
 INCDEC_PAPER: dict[str, dict[str, int]] = {
     "dna": {"d_v": 50, "d_s": 80, "d_a": 50, "n_estage": 60, "n_cstage": 1200, "batch_size": 60},
@@ -549,7 +549,7 @@ def split_selection_errors(
 
     from sklearn.neighbors import KNeighborsClassifier
 
-    from evofeat.evaluate.prequential import prequential
+    from evofeat.base.prequential import prequential
     from evofeat.registry import make
     from evofeat.streams import full
 

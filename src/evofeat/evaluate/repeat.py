@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from evofeat.base.errors import InputError
-from evofeat.evaluate.prequential import PrequentialResult, prequential
+from evofeat.base.prequential import PrequentialResult, prequential
 from evofeat.streams import Stream, evolvable, full, haphazard, permutation, trapezoidal
 
 __all__ = [
@@ -256,7 +256,7 @@ def repeat(
 
     if kw.get("runner") is None and isinstance(getattr(dataset, "task", None), str):
         # a learner that does not fit the data's task is refused here, before any worker starts
-        from evofeat.evaluate.prequential import check_task
+        from evofeat.base.prequential import check_task
         from evofeat.registry import make
 
         params = dict(kw.get("params") or {})

@@ -8,10 +8,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from evofeat.base import InputError, OnlineLearner
+from evofeat.base import OnlineLearner
+from evofeat.base.errors import check_choice, check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
-from evofeat.base.state import StateSpec
 from evofeat.linear._ofs import OFSCore, RANDCore
+from evofeat.linear._shared import Truncated, check_fraction, check_seed, real, require
 
 __all__ = ["STEPS", "TRUNCATE_BY"]
 
@@ -24,16 +25,7 @@ STEPS = ("paper", "adagrad")
 TRUNCATE_BY = {"weight": 0.0, "sum": 0.5, "metric": 0.25}
 
 
-def _require(ok: object, message: str, expected: str, received: Any, fix: str) -> None:
-    if not ok:
-        raise InputError(message, expected=expected, received=repr(received), fix=fix)
-
-
-def _real(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-class _Budgeted(InterceptMixin, OnlineLearner):
+class _Budgeted(Truncated, InterceptMixin, OnlineLearner):
     """What the four learners share: a budget of B active features, the state, the checks."""
 
     _core: ClassVar[type[OFSCore]] = OFSCore
@@ -41,7 +33,7 @@ class _Budgeted(InterceptMixin, OnlineLearner):
     #: What a model file must satisfy (evofeat.io): the fields the parameters set, the heap of the
     #: B largest weights within the budget (the learners that truncate add that it holds every
     #: non-zero weight) and the columns.
-    _state_spec = StateSpec(
+    _state_spec = Truncated._heap_spec.extend(
         fixed=(
             "lr",
             "l2",
@@ -53,11 +45,10 @@ class _Budgeted(InterceptMixin, OnlineLearner):
             "eps",
             "rank_power",
         ),
-        indices=("heap", "pos", "cand"),
-        counts=("hsize", "dim", "B"),
-        heaps=(("heap", "pos", "hsize"),),
+        indices=("cand",),
+        counts=("B",),
         at_most=(("hsize", "B"),),
-        nonnegative=("scale", "sq_norm", "G", "rank"),
+        nonnegative=("sq_norm", "G", "rank"),
     )
     per_feature: ClassVar[tuple[str, ...]] = ("v", "heap", "pos", "dw", "cand", "G", "rank")
     budget: float
@@ -65,40 +56,14 @@ class _Budgeted(InterceptMixin, OnlineLearner):
     zero_score: str
 
     def _check_params(self) -> None:
-        _require(
-            _real(self.budget) and 0 < self.budget <= 1,
-            "budget must be a fraction of the features",
-            "a number in (0, 1]",
-            self.budget,
-            "pass budget=0.1, or budget_count=B for a count",
-        )
-        _require(
-            self.budget_count is None
-            or (
-                isinstance(self.budget_count, int | np.integer)
-                and not isinstance(self.budget_count, bool)
-                and self.budget_count >= 1
-            ),
-            "budget_count must be a number of features",
-            "None or an integer >= 1",
-            self.budget_count,
-            "pass budget_count=None to use the fraction budget",
-        )
-        _require(
-            self.zero_score in _ZERO_SCORE,
-            "unknown zero_score",
-            "'mistake' or 'negative'",
-            self.zero_score,
-            "pass zero_score='mistake'",
-        )
-        seed = getattr(self, "seed", 0)
-        _require(
-            isinstance(seed, int | np.integer) and not isinstance(seed, bool) and 0 <= seed < 2**63,
-            "seed must be a non-negative integer",
-            "an int >= 0",
-            seed,
-            "pass seed=0",
-        )
+        fix = "pass budget=0.1, or budget_count=B for a count"
+        check_fraction(self.budget, "budget must be a fraction of the features", fix)
+        B = self.budget_count
+        ok = B is None or (isinstance(B, int | np.integer) and not isinstance(B, bool) and B >= 1)
+        fix = "pass budget_count=None to use the fraction budget"
+        require(ok, "budget_count must be a number of features", "None or an integer >= 1", B, fix)
+        check_choice(self.zero_score, _ZERO_SCORE, "zero_score", "pass zero_score='mistake'")
+        check_seed(getattr(self, "seed", 0), below=2**63)
         check_intercept(self, None)
 
     def _params(self) -> tuple[float, float, float]:
@@ -113,12 +78,9 @@ class _Budgeted(InterceptMixin, OnlineLearner):
         lr, l2, radius = self._params()
         return self._core(
             v=np.zeros(capacity),
-            heap=np.zeros(capacity, np.int64),
-            pos=np.full(capacity, -1, np.int64),
+            **self._support_fields(capacity),
             dw=np.zeros(capacity),
             cand=np.zeros(capacity, np.int64),
-            hsize=0,
-            scale=1.0,
             sq_norm=0.0,
             B=0,
             dim=0,
@@ -136,14 +98,6 @@ class _Budgeted(InterceptMixin, OnlineLearner):
             **self._intercept_fields(None, ("intercept", "intercept_G")),
             **self._extra_fields(capacity),
         )
-
-    def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
-        if name == "pos":
-            grown[start:] = -1
-
-    def _effective_weights(self) -> np.ndarray:
-        w: np.ndarray = self._weights("v")
-        return w * self._state.scale if w.size else w
 
     @property
     def budget_limit_(self) -> int:
@@ -176,53 +130,23 @@ class _Step(_Budgeted):
 
     def _check_params(self) -> None:
         super()._check_params()
-        _require(
-            _real(self.lr) and self.lr > 0,
-            "lr must be positive",
-            "a finite number > 0",
-            self.lr,
-            "pass lr=0.2",
-        )
-        _require(
-            _real(self.l2) and self.l2 >= 0 and self.lr * self.l2 < 1,
-            "l2 must be in [0, 1/lr)",
-            "a number with 0 <= l2 * lr < 1",
-            self.l2,
-            "pass l2=0.01",
-        )
-        _require(
-            self.radius is None or (_real(self.radius) and self.radius > 0),
-            "radius must be positive",
-            "None (1 / sqrt(l2)) or a number > 0",
-            self.radius,
-            "pass radius=None",
-        )
-        _require(
-            self.step in STEPS,
-            "unknown OFS step",
-            " or ".join(repr(k) for k in STEPS),
-            self.step,
-            "pass step='paper' (the paper's lr y x) or step='adagrad'",
-        )
-        _require(
-            _real(self.eps) and self.eps > 0,
-            "eps must be positive",
-            "a finite number > 0",
-            self.eps,
-            "pass eps=1e-8",
-        )
-        _require(
-            self.truncate_by in TRUNCATE_BY,
-            "unknown truncate_by",
-            " or ".join(repr(k) for k in TRUNCATE_BY),
-            self.truncate_by,
-            "pass truncate_by='weight' (the paper's: keep the B largest |w|)",
-        )
-        _require(
-            self.truncate_by == "weight" or self.step == "adagrad",
-            f"truncate_by={self.truncate_by!r} ranks by AdaGrad's accumulators",
+        lr, l2, radius, step, by = self.lr, self.l2, self.radius, self.step, self.truncate_by
+        check_number(lr, "lr", positive=True, fix="pass lr=0.2")
+        ok = real(l2) and l2 >= 0 and lr * l2 < 1
+        require(ok, "l2 must be in [0, 1/lr)", "a number with 0 <= l2 * lr < 1", l2, "pass l2=0.01")
+        ok = radius is None or (real(radius) and radius > 0)
+        expected = "None (1 / sqrt(l2)) or a number > 0"
+        require(ok, "radius must be positive", expected, radius, "pass radius=None")
+        fix = "pass step='paper' (the paper's lr y x) or step='adagrad'"
+        check_choice(step, STEPS, "OFS step", fix)
+        check_number(self.eps, "eps", positive=True, fix="pass eps=1e-8")
+        fix = "pass truncate_by='weight' (the paper's: keep the B largest |w|)"
+        check_choice(by, TRUNCATE_BY, "truncate_by", fix)
+        require(
+            by == "weight" or step == "adagrad",
+            f"truncate_by={by!r} ranks by AdaGrad's accumulators",
             "step='adagrad' with truncate_by other than 'weight'",
-            self.step,
+            step,
             "pass step='adagrad', or truncate_by='weight' with the paper's step",
         )
 

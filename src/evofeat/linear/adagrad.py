@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from evofeat.base import OnlineLearner
+from evofeat.base.errors import check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._adaptive import AdaGradCore
-from evofeat.linear.ftrl import check_number
 from evofeat.linear.ogd import LOSSES, LossTask, check_common
 
 __all__ = ["AdaGrad"]
 
 
+@dataclass(eq=False, repr=False)
 class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """Online gradient descent with per-coordinate AdaGrad steps (Duchi et al., 2011) on evolving features.
 
@@ -104,26 +107,16 @@ class AdaGrad(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override
     #: What a model file must satisfy (evofeat.io): the fields the parameters set.
     _state_spec = StateSpec(fixed=("lr", "eps", "loss_kind", "fit_intercept", "intercept_lr"))
 
-    def __init__(
-        self,
-        lr: float = 0.1,
-        eps: float = 1e-8,
-        loss: str = "logistic",
-        fit_intercept: bool = True,
-        intercept_lr: float | None = None,
-    ) -> None:
-        self.lr = lr
-        self.eps = eps
-        self.loss = loss
-        self.fit_intercept = fit_intercept
-        self.intercept_lr = intercept_lr
+    lr: float = 0.1
+    eps: float = 1e-8
+    loss: str = "logistic"
+    fit_intercept: bool = True
+    intercept_lr: float | None = None
 
     def _check_params(self) -> None:
         check_common(self)
         check_number(self.eps, "eps", positive=True, fix="pass eps=1e-8")
         check_intercept(self, "lr")
-
-    _compiled_core = True
 
     def _make_state(self, capacity: int) -> AdaGradCore:
         return AdaGradCore(

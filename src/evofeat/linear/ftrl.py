@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
 from evofeat.base import OnlineLearner
-from evofeat.base.errors import check_number
+from evofeat.base.errors import check_choice, check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._adaptive import FTRLCore
-from evofeat.linear.ogd import LOSSES, LossTask, check_choice
+from evofeat.linear.ogd import LOSSES, LossTask
 
-__all__ = ["FTRL", "check_number"]
+__all__ = ["FTRL", "check_regularization"]
 
 
+def check_regularization(learner: Any) -> None:
+    """Validate FTRL-Proximal's ``beta``, ``l1`` and ``l2`` (each a finite number ``>= 0``)."""
+    for name in ("beta", "l1", "l2"):
+        check_number(getattr(learner, name), name, positive=False, fix=f"pass {name}=1.0")
+
+
+@dataclass(eq=False, repr=False)
 class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """FTRL-Proximal (McMahan et al., 2013) on evolving features.
 
@@ -116,29 +126,18 @@ class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
         fixed=("alpha", "beta", "l1", "l2", "loss_kind", "fit_intercept", "intercept_lr")
     )
 
-    def __init__(
-        self,
-        alpha: float = 0.1,
-        beta: float = 1.0,
-        l1: float = 1.0,
-        l2: float = 1.0,
-        loss: str = "logistic",
-        fit_intercept: bool = True,
-        intercept_lr: float | None = None,
-    ) -> None:
-        self.alpha = alpha
-        self.beta = beta
-        self.l1 = l1
-        self.l2 = l2
-        self.loss = loss
-        self.fit_intercept = fit_intercept
-        self.intercept_lr = intercept_lr
+    alpha: float = 0.1
+    beta: float = 1.0
+    l1: float = 1.0
+    l2: float = 1.0
+    loss: str = "logistic"
+    fit_intercept: bool = True
+    intercept_lr: float | None = None
 
     def _check_params(self) -> None:
         check_choice(self.loss, LOSSES, "loss", "pass loss='logistic' (classification) or 'square'")
         check_number(self.alpha, "alpha", positive=True, fix="pass alpha=0.1")
-        for name, default in (("beta", 1.0), ("l1", 1.0), ("l2", 1.0)):
-            check_number(getattr(self, name), name, positive=False, fix=f"pass {name}={default}")
+        check_regularization(self)
         check_intercept(self, "alpha")
 
     def _effective_weights(self) -> np.ndarray:
@@ -148,8 +147,6 @@ class FTRL(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
 
     def _intercept_weight(self) -> float:
         return float(self._state.intercept_weight())
-
-    _compiled_core = True
 
     def _make_state(self, capacity: int) -> FTRLCore:
         return FTRLCore(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from evofeat.base import OnlineLearner
@@ -14,6 +16,7 @@ from evofeat.linear.ogd import LOSSES, LossTask, check_common
 __all__ = ["NAG"]
 
 
+@dataclass(eq=False, repr=False)
 class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """Normalised adaptive gradient descent (Ross, Mineiro, Langford, 2013) on evolving features.
 
@@ -133,19 +136,11 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
         nonnegative=("s", "G", "t", "N", "intercept_G"),
     )
 
-    def __init__(
-        self,
-        lr: float = 0.5,
-        loss: str = "logistic",
-        fit_intercept: bool = True,
-        intercept_lr: float | None = None,
-        invariant: bool = False,
-    ) -> None:
-        self.lr = lr
-        self.loss = loss
-        self.fit_intercept = fit_intercept
-        self.intercept_lr = intercept_lr
-        self.invariant = invariant
+    lr: float = 0.5
+    loss: str = "logistic"
+    fit_intercept: bool = True
+    intercept_lr: float | None = None
+    invariant: bool = False
 
     def _check_params(self) -> None:
         check_common(self)
@@ -160,8 +155,6 @@ class NAG(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     def _divergence_scale(self) -> str | None:
         """``s``: the check bounds ``|w_i| s_i``, scale-free as the weights are not."""
         return "s"
-
-    _compiled_core = True
 
     def _make_state(self, capacity: int) -> NAGCore:
         return NAGCore(

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from evofeat.base.errors import check_choice
 from evofeat.linear._ofs import PETrunCore, RANDCore
-from evofeat.linear._ofs_base import (
-    _COMMON_DOC,
-    _STEP_DOC,
-    TRUNCATE_BY,
-    _Budgeted,
-    _require,
-    _Step,
-)
+from evofeat.linear._ofs_base import _COMMON_DOC, _STEP_DOC, TRUNCATE_BY, _Budgeted, _Step
 from evofeat.linear.ofs_partial import OFSP
 
 __all__ = ["OFS", "TRUNCATE_BY", "PETrun", "RAND"]
@@ -23,6 +18,7 @@ __all__ = ["OFS", "TRUNCATE_BY", "PETrun", "RAND"]
 _DRAWS = ("once", "per-mistake")
 
 
+@dataclass(eq=False, repr=False)
 class OFS(_Step):
     __doc__ = f"""Online feature selection by sparse projection (OFS), on evolving features.
 
@@ -88,31 +84,19 @@ class OFS(_Step):
     (Algorithm 3 with Algorithm 2; radius 1/sqrt(lambda) from the proof of Theorem 1).
     """
 
-    def __init__(
-        self,
-        lr: float = 0.2,
-        l2: float = 0.01,
-        budget: float = 0.1,
-        budget_count: int | None = None,
-        radius: float | None = None,
-        zero_score: str = "mistake",
-        step: str = "paper",
-        eps: float = 1e-8,
-        truncate_by: str = "weight",
-        fit_intercept: bool = False,
-    ) -> None:
-        self.lr = lr
-        self.l2 = l2
-        self.budget = budget
-        self.budget_count = budget_count
-        self.radius = radius
-        self.zero_score = zero_score
-        self.step = step
-        self.eps = eps
-        self.truncate_by = truncate_by
-        self.fit_intercept = fit_intercept
+    lr: float = 0.2
+    l2: float = 0.01
+    budget: float = 0.1
+    budget_count: int | None = None
+    radius: float | None = None
+    zero_score: str = "mistake"
+    step: str = "paper"
+    eps: float = 1e-8
+    truncate_by: str = "weight"
+    fit_intercept: bool = False
 
 
+@dataclass(eq=False, repr=False)
 class PETrun(_Budgeted):
     __doc__ = f"""The perceptron with truncation (PE_trun), on evolving features.
 
@@ -145,19 +129,13 @@ class PETrun(_Budgeted):
     #: weight (at most B of them).
     _state_spec = _Budgeted._state_spec.extend(support=(("v", "heap", "hsize"),))
 
-    def __init__(
-        self,
-        budget: float = 0.1,
-        budget_count: int | None = None,
-        zero_score: str = "mistake",
-        fit_intercept: bool = False,
-    ) -> None:
-        self.budget = budget
-        self.budget_count = budget_count
-        self.zero_score = zero_score
-        self.fit_intercept = fit_intercept
+    budget: float = 0.1
+    budget_count: int | None = None
+    zero_score: str = "mistake"
+    fit_intercept: bool = False
 
 
+@dataclass(eq=False, repr=False)
 class RAND(_Budgeted):
     __doc__ = f"""A perceptron on a fixed random set of B features (RAND), on evolving features.
 
@@ -210,31 +188,17 @@ class RAND(_Budgeted):
         nonnegative=("n_draws",),
     )
 
-    def __init__(
-        self,
-        budget: float = 0.1,
-        budget_count: int | None = None,
-        seed: int = 0,
-        zero_score: str = "mistake",
-        draw: str = "once",
-        fit_intercept: bool = False,
-    ) -> None:
-        self.budget = budget
-        self.budget_count = budget_count
-        self.seed = seed
-        self.zero_score = zero_score
-        self.draw = draw
-        self.fit_intercept = fit_intercept
+    budget: float = 0.1
+    budget_count: int | None = None
+    seed: int = 0
+    zero_score: str = "mistake"
+    draw: str = "once"
+    fit_intercept: bool = False
 
     def _check_params(self) -> None:
         super()._check_params()
-        _require(
-            self.draw in _DRAWS,
-            "unknown RAND draw rule",
-            " or ".join(repr(k) for k in _DRAWS),
-            self.draw,
-            "pass draw='once' (the paper) or draw='per-mistake' (the authors' RND.m)",
-        )
+        fix = "pass draw='once' (the paper) or draw='per-mistake' (the authors' RND.m)"
+        check_choice(self.draw, _DRAWS, "RAND draw rule", fix)
 
     def _extra_fields(self, capacity: int) -> dict[str, Any]:
         return {

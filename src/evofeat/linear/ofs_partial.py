@@ -14,22 +14,19 @@ depends on the seed and ``t`` only, so predicting a row advances no state.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from evofeat.linear._ofs import OFSPCore
-from evofeat.linear._ofs_base import (
-    _COMMON_DOC,
-    _STEP_DOC,
-    _real,
-    _require,
-    _Step,
-)
+from evofeat.linear._ofs_base import _COMMON_DOC, _STEP_DOC, _Step
+from evofeat.linear._shared import check_fraction
 
 __all__ = ["OFSP"]
 
 
+@dataclass(eq=False, repr=False)
 class OFSP(_Step):
     __doc__ = f"""OFS with partial inputs (OFS_P): the learner looks at only B attributes of a row.
 
@@ -87,43 +84,22 @@ class OFSP(_Step):
         nonnegative=("t",),
     )
 
-    def __init__(
-        self,
-        lr: float = 0.2,
-        l2: float = 0.01,
-        budget: float = 0.1,
-        budget_count: int | None = None,
-        radius: float | None = None,
-        epsilon: float = 0.2,
-        seed: int = 0,
-        zero_score: str = "mistake",
-        step: str = "paper",
-        eps: float = 1e-8,
-        truncate_by: str = "weight",
-        fit_intercept: bool = False,
-    ) -> None:
-        self.lr = lr
-        self.l2 = l2
-        self.budget = budget
-        self.budget_count = budget_count
-        self.radius = radius
-        self.epsilon = epsilon
-        self.seed = seed
-        self.zero_score = zero_score
-        self.step = step
-        self.eps = eps
-        self.truncate_by = truncate_by
-        self.fit_intercept = fit_intercept
+    lr: float = 0.2
+    l2: float = 0.01
+    budget: float = 0.1
+    budget_count: int | None = None
+    radius: float | None = None
+    epsilon: float = 0.2
+    seed: int = 0
+    zero_score: str = "mistake"
+    step: str = "paper"
+    eps: float = 1e-8
+    truncate_by: str = "weight"
+    fit_intercept: bool = False
 
     def _check_params(self) -> None:
         super()._check_params()
-        _require(
-            _real(self.epsilon) and 0 < self.epsilon <= 1,
-            "epsilon must be a probability",
-            "a number in (0, 1]",
-            self.epsilon,
-            "pass epsilon=0.2",
-        )
+        check_fraction(self.epsilon, "epsilon must be a probability", "pass epsilon=0.2")
 
     def _extra_fields(self, capacity: int) -> dict[str, Any]:
         return {

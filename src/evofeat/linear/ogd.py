@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,15 +13,7 @@ from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._ogd import OGDCore, loss_slope, loss_value
 
-__all__ = [
-    "LOSSES",
-    "OGD",
-    "LossTask",
-    "check_choice",
-    "check_common",
-    "loss_slope",
-    "loss_value",
-]
+__all__ = ["LOSSES", "OGD", "LossTask", "check_common", "loss_slope", "loss_value"]
 
 #: loss name -> code used inside the compiled core.
 LOSSES = {"logistic": 0, "square": 1}
@@ -61,6 +54,7 @@ class LossTask:
         return "regression" if self.loss == "square" else "binary"
 
 
+@dataclass(eq=False, repr=False)
 class OGD(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     """Online gradient descent (Zinkevich, 2003) on all visible features.
 
@@ -131,17 +125,10 @@ class OGD(LossTask, InterceptMixin, OnlineLearner):  # type: ignore[override]
     #: What a model file must satisfy (evofeat.io): the fields the parameters set.
     _state_spec = StateSpec(fixed=("loss_kind", "lr", "fit_intercept", "intercept_lr"))
 
-    def __init__(
-        self,
-        lr: float = 1.0,
-        loss: str = "logistic",
-        fit_intercept: bool = False,
-        intercept_lr: float | None = None,
-    ) -> None:
-        self.lr = lr
-        self.loss = loss
-        self.fit_intercept = fit_intercept
-        self.intercept_lr = intercept_lr
+    lr: float = 1.0
+    loss: str = "logistic"
+    fit_intercept: bool = False
+    intercept_lr: float | None = None
 
     def _check_params(self) -> None:
         check_common(self)

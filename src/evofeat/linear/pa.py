@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 
-from evofeat.base import InputError, OnlineLearner
+from evofeat.base import OnlineLearner
+from evofeat.base.errors import check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._pa import PACore
+from evofeat.linear._shared import check_option
 
 __all__ = ["PA"]
 
 _MODES = {"pa": 0, "pa-i": 1, "pa-ii": 2}
 
 
+@dataclass(eq=False, repr=False)
 class PA(InterceptMixin, OnlineLearner):
     """Passive-Aggressive binary classifier (Crammer et al., 2006) on evolving features.
 
@@ -75,26 +79,13 @@ class PA(InterceptMixin, OnlineLearner):
     #: What a model file must satisfy (evofeat.io): the fields the parameters set.
     _state_spec = StateSpec(fixed=("mode", "C", "fit_intercept"))
 
-    def __init__(self, mode: str = "pa-i", C: float = 1.0, fit_intercept: bool = False) -> None:
-        self.mode = mode
-        self.C = C
-        self.fit_intercept = fit_intercept
+    mode: str = "pa-i"
+    C: float = 1.0
+    fit_intercept: bool = False
 
     def _check_params(self) -> None:
-        if self.mode not in _MODES:
-            raise InputError(
-                "unknown PA mode",
-                expected=" or ".join(_MODES),
-                received=repr(self.mode),
-                fix="pass mode='pa-i'",
-            )
-        if not (isinstance(self.C, int | float) and self.C > 0 and np.isfinite(self.C)):
-            raise InputError(
-                "C must be positive",
-                expected="a finite number > 0",
-                received=repr(self.C),
-                fix="pass C=1.0",
-            )
+        check_option(self.mode, _MODES, "PA mode", "pass mode='pa-i'")
+        check_number(self.C, "C", positive=True, fix="pass C=1.0")
         check_intercept(self, None)
 
     def _make_state(self, capacity: int) -> PACore:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from evofeat.base import InputError, OnlineLearner
+from evofeat.base import OnlineLearner
+from evofeat.base.errors import check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
 from evofeat.base.state import StateSpec
 from evofeat.linear._perceptron import PerceptronCore
@@ -12,6 +15,7 @@ from evofeat.linear._perceptron import PerceptronCore
 __all__ = ["Perceptron"]
 
 
+@dataclass(eq=False, repr=False)
 class Perceptron(InterceptMixin, OnlineLearner):
     """Rosenblatt's perceptron on evolving features.
 
@@ -67,21 +71,12 @@ class Perceptron(InterceptMixin, OnlineLearner):
     #: What a model file must satisfy (evofeat.io): the fields the parameters set.
     _state_spec = StateSpec(fixed=("lr", "fit_intercept", "intercept_lr"))
 
-    def __init__(
-        self, lr: float = 1.0, fit_intercept: bool = False, intercept_lr: float | None = None
-    ) -> None:
-        self.lr = lr
-        self.fit_intercept = fit_intercept
-        self.intercept_lr = intercept_lr
+    lr: float = 1.0
+    fit_intercept: bool = False
+    intercept_lr: float | None = None
 
     def _check_params(self) -> None:
-        if not (isinstance(self.lr, int | float) and self.lr > 0 and np.isfinite(self.lr)):
-            raise InputError(
-                "lr must be positive",
-                expected="a finite number > 0",
-                received=repr(self.lr),
-                fix="pass lr=1.0",
-            )
+        check_number(self.lr, "lr", positive=True, fix="pass lr=1.0")
         check_intercept(self, "lr")
 
     def _make_state(self, capacity: int) -> PerceptronCore:

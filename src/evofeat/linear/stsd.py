@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
 
-from evofeat.base import InputError, OnlineLearner
+from evofeat.base import OnlineLearner
+from evofeat.base.errors import check_number
 from evofeat.base.intercept import InterceptMixin, check_intercept
-from evofeat.base.state import StateSpec
+from evofeat.linear._shared import (
+    Truncated,
+    check_fraction,
+    check_option,
+    check_seed,
+    real,
+    require,
+)
 from evofeat.linear._stsd import SELECTIONS, STEP_RULES, STSDCore, keep_count
 
 __all__ = ["STSD", "budget_limit"]
@@ -40,72 +49,32 @@ def budget_limit(select: str, budget: float, d: int, original: bool) -> int:
     return int(keep_count(select, budget, d, original))
 
 
-def _check(ok: bool, what: str, expected: str, value: Any, fix: str) -> None:
-    if not ok:
-        raise InputError(what, expected=expected, received=repr(value), fix=fix)
-
-
-def _positive(value: Any, allow_inf: bool = False) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and value > 0
-        and (allow_inf or math.isfinite(value))
-    )
-
-
 def _check_common(model: Any) -> None:
     """The parameters every STSD learner shares: ``mode``, ``C``, ``radius``, ``budget``."""
-    _check(
-        model.mode in model._modes,
-        "unknown STSD mode",
-        " or ".join(model._modes),
-        model.mode,
-        "pass mode='stsd-i'",
+    radius = model.radius
+    check_option(model.mode, model._modes, "STSD mode", "pass mode='stsd-i'")
+    check_number(model.C, "C", positive=True, fix="pass C=0.1")
+    ok = (real(radius) or radius == math.inf) and radius > 0
+    require(
+        ok, "radius must be positive", "a number > 0 (inf: no ball)", radius, "pass radius=30.0"
     )
-    _check(_positive(model.C), "C must be positive", "a finite number > 0", model.C, "pass C=0.1")
-    _check(
-        _positive(model.radius, allow_inf=True),
-        "radius must be positive",
-        "a number > 0 (inf: no ball)",
-        model.radius,
-        "pass radius=30.0",
-    )
-    _check(
-        _positive(model.budget) and model.budget <= 1,
-        "budget is a fraction of the features",
-        "a number in (0, 1]",
-        model.budget,
-        "pass budget=0.5",
-    )
+    check_fraction(model.budget, "budget is a fraction of the features", "pass budget=0.5")
 
 
 def _check_step(model: Any) -> None:
     """``step``, ``lr`` and ``eps`` (AdaGrad's per-coordinate step, on the paper's rules only)."""
-    _check(
-        model.step in STSD_STEPS,
-        "unknown STSD step",
-        " or ".join(STSD_STEPS),
-        model.step,
-        "pass step='paper' (the paper's tau), step='adagrad' or step='adagrad-tau'",
-    )
-    _check(
-        model.step == "paper" or model.variant == "paper",
-        f"step={model.step!r} follows the paper's rules, not the original code's",
-        f"variant='paper' with step={model.step!r}",
+    step = model.step
+    fix = "pass step='paper' (the paper's tau), step='adagrad' or step='adagrad-tau'"
+    check_option(step, STSD_STEPS, "STSD step", fix)
+    require(
+        step == "paper" or model.variant == "paper",
+        f"step={step!r} follows the paper's rules, not the original code's",
+        f"variant='paper' with step={step!r}",
         model.variant,
         "pass variant='paper', or step='paper'",
     )
-    _check(
-        _positive(model.lr), "lr must be positive", "a finite number > 0", model.lr, "pass lr=1.0"
-    )
-    _check(
-        _positive(model.eps),
-        "eps must be positive",
-        "a finite number > 0",
-        model.eps,
-        "pass eps=1e-8",
-    )
+    check_number(model.lr, "lr", positive=True, fix="pass lr=1.0")
+    check_number(model.eps, "eps", positive=True, fix="pass eps=1e-8")
 
 
 def _projects(project: bool | None, variant: str, select: str) -> bool:
@@ -121,7 +90,8 @@ def _select(mode: str, rand_mask: str) -> tuple[str, str]:
     return rule, (_RAND_MASKS[rand_mask] if select == "random" else select)
 
 
-class STSD(InterceptMixin, OnlineLearner):
+@dataclass(eq=False, repr=False)
+class STSD(Truncated, InterceptMixin, OnlineLearner):
     """STSD and its variants: PA steps on a feature space that grows, kept sparse.
 
     Each round (Alg. 1): predict ``sign(w . x~)`` over the features ``w``
@@ -292,7 +262,7 @@ class STSD(InterceptMixin, OnlineLearner):
 
     #: What a model file must satisfy (evofeat.io): the fields the parameters set, the support heap
     #: (the only non-zero weights) and its columns.
-    _state_spec = StateSpec(
+    _state_spec = Truncated._heap_spec.extend(
         fixed=(
             "rule",
             "C",
@@ -308,92 +278,49 @@ class STSD(InterceptMixin, OnlineLearner):
             "lr",
             "eps",
         ),
-        indices=("heap", "pos"),
-        counts=("hsize", "dim"),
-        heaps=(("heap", "pos", "hsize"),),
         support=(("v", "heap", "hsize"),),
         at_most=(("new_from", "dim"),),
-        nonnegative=("scale", "l1"),
+        nonnegative=("l1",),
     )
 
-    def __init__(
-        self,
-        mode: str = "stsd-i",
-        C: float = 0.1,
-        radius: float = 30.0,
-        budget: float = 0.5,
-        variant: str = "paper",
-        project: bool | None = None,
-        seed: int = 0,
-        step: str = "paper",
-        lr: float = 1.0,
-        eps: float = 1e-8,
-        rand_mask: str = "over-budget",
-        fit_intercept: bool = False,
-    ) -> None:
-        self.mode = mode
-        self.C = C
-        self.radius = radius
-        self.budget = budget
-        self.variant = variant
-        self.project = project
-        self.seed = seed
-        self.step = step
-        self.lr = lr
-        self.eps = eps
-        self.rand_mask = rand_mask
-        self.fit_intercept = fit_intercept
+    mode: str = "stsd-i"
+    C: float = 0.1
+    radius: float = 30.0
+    budget: float = 0.5
+    variant: str = "paper"
+    project: bool | None = None
+    seed: int = 0
+    step: str = "paper"
+    lr: float = 1.0
+    eps: float = 1e-8
+    rand_mask: str = "over-budget"
+    fit_intercept: bool = False
 
     def _check_params(self) -> None:
         _check_common(self)
-        _check(
-            self.variant in _VARIANTS,
-            "unknown variant",
-            " or ".join(_VARIANTS),
-            self.variant,
-            "pass variant='paper'",
-        )
-        _check(
-            self.project is None or isinstance(self.project, bool),
-            "project is a switch",
-            "True, False or None (the variant's rule)",
-            self.project,
-            "pass project=None",
-        )
-        _check(
-            isinstance(self.seed, int | np.integer)
-            and not isinstance(self.seed, bool)
-            and self.seed >= 0,
-            "seed must be a non-negative integer",
-            "an int >= 0",
-            self.seed,
-            "pass seed=0",
-        )
+        variant, project, mask = self.variant, self.project, self.rand_mask
+        check_option(variant, _VARIANTS, "variant", "pass variant='paper'")
+        rule = "True, False or None (the variant's rule)"
+        ok = project is None or isinstance(project, bool)
+        require(ok, "project is a switch", rule, project, "pass project=None")
+        check_seed(self.seed)
         _check_step(self)
-        _check(
-            self.rand_mask in _RAND_MASKS,
-            "unknown rand_mask",
-            " or ".join(_RAND_MASKS),
-            self.rand_mask,
-            "pass rand_mask='over-budget' (or 'always', STSD_rand.m's rule)",
-        )
-        _check(
-            self.rand_mask == "over-budget" or self.variant == "original-code",
+        fix = "pass rand_mask='over-budget' (or 'always', STSD_rand.m's rule)"
+        check_option(mask, _RAND_MASKS, "rand_mask", fix)
+        require(
+            mask == "over-budget" or variant == "original-code",
             "rand_mask='always' is a rule of the authors' code (STSD_rand.m)",
             "variant='original-code' with rand_mask='always'",
-            self.variant,
+            variant,
             "pass variant='original-code', or rand_mask='over-budget'",
         )
         check_intercept(self, None)
 
     def _make_state(self, capacity: int) -> STSDCore:
-        rule, select = _select(self.mode, getattr(self, "rand_mask", "over-budget"))
+        rule, select = _select(self.mode, self.rand_mask)
         return STSDCore(
             v=np.zeros(capacity),
-            heap=np.zeros(capacity, np.int64),
-            pos=np.full(capacity, -1, np.int64),
-            hsize=0,
-            scale=1.0,
+            **self._support_fields(capacity),
             l1=0.0,
             last_tau=0.0,
             dim=0,
@@ -409,27 +336,12 @@ class STSD(InterceptMixin, OnlineLearner):
             epsilon=float(getattr(self, "epsilon", 0.0)),
             rng=int(np.array(self.seed, dtype=np.uint64).view(np.int64)),
             G=np.zeros(capacity),
-            adagrad=getattr(self, "step", "paper") in ("adagrad", "adagrad-tau"),
-            metric_tau=getattr(self, "step", "paper") == "adagrad-tau",
-            lr=float(getattr(self, "lr", 1.0)),
-            eps=float(getattr(self, "eps", 1e-8)),
+            adagrad=self.step in ("adagrad", "adagrad-tau"),
+            metric_tau=self.step == "adagrad-tau",
+            lr=float(self.lr),
+            eps=float(self.eps),
             **self._intercept_fields(None, ("intercept", "intercept_G")),
         )
-
-    def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
-        if name == "pos":
-            grown[start:] = -1
-
-    def _effective_weights(self) -> np.ndarray:
-        if getattr(self, "_state", None) is None:
-            return np.zeros(0)
-        return float(self._state.scale) * self._weights("v")
-
-    @property
-    def selected_features_(self) -> list[Any]:
-        """The features with a non-zero weight, in order of first appearance."""
-        w = self._effective_weights()
-        return [self.feature_index_.names[c] for c in np.flatnonzero(w)]
 
     @property
     def budget_limit_(self) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
@@ -9,14 +10,15 @@ import numpy as np
 
 from evofeat.base import InputError, OnlineLearner
 from evofeat.base.intercept import InterceptMixin, check_intercept
-from evofeat.base.state import StateSpec
+from evofeat.linear._shared import Truncated, require
 from evofeat.linear._stsd import STEP_RULES, STSDMulticlassCore
-from evofeat.linear.stsd import _MODES, _check, _check_common, budget_limit
+from evofeat.linear.stsd import _MODES, _check_common, budget_limit
 
 __all__ = ["STSDMulticlass"]
 
 
-class STSDMulticlass(InterceptMixin, OnlineLearner):
+@dataclass(eq=False, repr=False)
+class STSDMulticlass(Truncated, InterceptMixin, OnlineLearner):
     """The multiclass STSD that the paper leaves to future work (its Section VI).
 
     One weight vector per class, ``W`` (features x classes), learnt by the
@@ -64,6 +66,8 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
 
     Attributes
     ----------
+    coef_ : dict
+        The weights of each feature seen so far (one per class), by name.
     intercept_ : numpy.ndarray
         The bias of each class (zeros without ``fit_intercept``).
 
@@ -87,50 +91,31 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
     """
 
     task: ClassVar[str] = "multiclass"
+    _support_of: ClassVar[str] = "V"
     _modes: ClassVar[tuple[str, ...]] = ("stsd", "stsd-i", "stsd-ii")
     per_feature: ClassVar[tuple[str, ...]] = ("V", "g", "heap", "pos")
 
     #: What a model file must satisfy (evofeat.io): the fields the parameters set, the support heap
     #: of features (the only non-zero rows of V) and its columns.
-    _state_spec = StateSpec(
+    _state_spec = Truncated._heap_spec.extend(
         fixed=("rule", "C", "radius", "budget"),
-        indices=("heap", "pos"),
-        counts=("hsize", "dim"),
-        heaps=(("heap", "pos", "hsize"),),
         support=(("V", "heap", "hsize"), ("g", "heap", "hsize")),
-        nonnegative=("scale", "l1", "g"),
+        nonnegative=("l1", "g"),
     )
 
-    def __init__(
-        self,
-        mode: str = "stsd-i",
-        C: float = 0.1,
-        radius: float = 30.0,
-        budget: float = 0.5,
-        n_classes: int | None = None,
-        seed: int = 0,
-        fit_intercept: bool = False,
-    ) -> None:
-        self.mode = mode
-        self.C = C
-        self.radius = radius
-        self.budget = budget
-        self.n_classes = n_classes
-        self.seed = seed
-        self.fit_intercept = fit_intercept
+    mode: str = "stsd-i"
+    C: float = 0.1
+    radius: float = 30.0
+    budget: float = 0.5
+    n_classes: int | None = None
+    seed: int = 0
+    fit_intercept: bool = False
 
     def _check_params(self) -> None:
         _check_common(self)
-        ok = self.n_classes is None or (
-            isinstance(self.n_classes, int | np.integer) and self.n_classes >= 2
-        )
-        _check(
-            ok,
-            "n_classes must be at least 2",
-            "an int >= 2 or None",
-            self.n_classes,
-            "pass n_classes=3",
-        )
+        K = self.n_classes
+        ok = K is None or (isinstance(K, int | np.integer) and K >= 2)
+        require(ok, "n_classes must be at least 2", "an int >= 2 or None", K, "pass n_classes=3")
         check_intercept(self, None)
 
     def _make_state(self, capacity: int) -> STSDMulticlassCore:
@@ -145,10 +130,7 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
         return STSDMulticlassCore(
             V=np.zeros((capacity, K)),
             g=np.zeros(capacity),
-            heap=np.zeros(capacity, np.int64),
-            pos=np.full(capacity, -1, np.int64),
-            hsize=0,
-            scale=1.0,
+            **self._support_fields(capacity),
             l1=0.0,
             dim=0,
             rule=STEP_RULES[_MODES[self.mode][0]],
@@ -158,10 +140,6 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
             fit_intercept=int(self.fit_intercept),
             intercept=np.zeros(K),
         )
-
-    def _init_grown(self, name: str, grown: np.ndarray, start: int) -> None:
-        if name == "pos":
-            grown[start:] = -1
 
     def _reset(self) -> None:
         super()._reset()
@@ -238,13 +216,7 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
         """The weights as a (features, classes) array."""
         if getattr(self, "_state", None) is None:
             return np.zeros((0, self.n_classes or 0))
-        return float(self._state.scale) * self._weights("V")
-
-    @property
-    def coef_(self) -> dict[Any, list[float]]:  # type: ignore[override]
-        """The weights of each feature seen so far (one per class), by name."""
-        W = self._effective_weights()
-        return dict(zip(self.feature_index_.names, W.tolist(), strict=True)) if W.size else {}
+        return super()._effective_weights()
 
     @property
     def intercept_(self) -> np.ndarray:  # type: ignore[override]
@@ -252,12 +224,6 @@ class STSDMulticlass(InterceptMixin, OnlineLearner):
         if not self.fit_intercept or getattr(self, "_state", None) is None:
             return np.zeros(self.n_classes or 0)
         return np.array(self._state.intercept)
-
-    @property
-    def selected_features_(self) -> list[Any]:
-        """The features with a non-zero weight for some class, in order of first appearance."""
-        W = self._effective_weights()
-        return [self.feature_index_.names[j] for j in np.flatnonzero(np.any(W != 0, axis=1))]
 
     @property
     def budget_limit_(self) -> int:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import numpy as np
-
-from evofeat.linear.stsd import STSD, _check
+from evofeat.linear._shared import real, require
+from evofeat.linear.stsd import STSD
 
 __all__ = ["STSDRegressor"]
 
@@ -86,14 +85,8 @@ class STSDRegressor(STSD):
 
     def _check_params(self) -> None:
         super()._check_params()
-        ok = isinstance(self.epsilon, int | float) and not isinstance(self.epsilon, bool)
-        _check(
-            ok and 0 <= self.epsilon < np.inf,
-            "epsilon must be a finite number >= 0",
-            "a number >= 0",
-            self.epsilon,
-            "pass epsilon=0.1",
-        )
+        e, what = self.epsilon, "epsilon must be a finite number >= 0"
+        require(real(e) and e >= 0, what, "a number >= 0", e, "pass epsilon=0.1")
 
 
 LEARNERS = {"stsd-regressor": STSDRegressor}

@@ -3,7 +3,7 @@
 from evofeat.onepass.baselines import SVM, SVMa, SVMs
 from evofeat.onepass.cstage import CStage
 from evofeat.onepass.opid import OPID, OPIDe
-from evofeat.onepass.stream import make_learner, run_incdec
+from evofeat.onepass.stream import LEARNERS, make_learner, run_incdec
 
 __all__ = [
     "LEARNERS",
@@ -16,6 +16,3 @@ __all__ = [
     "make_learner",
     "run_incdec",
 ]
-
-#: Registry name -> estimator class; every one takes ``n_survived`` and ``fit(X, y, cstage=...)``.
-LEARNERS: dict[str, type] = {"opid": OPID, "opide": OPIDe, "svm": SVM, "svm-s": SVMs, "svm-a": SVMa}

@@ -8,9 +8,14 @@ from typing import Any
 import numpy as np
 
 from evofeat.base.errors import InputError
+from evofeat.onepass.baselines import SVM, SVMa, SVMs
+from evofeat.onepass.opid import OPID, OPIDe
 from evofeat.streams.incdec import IncDec
 
-__all__ = ["make_learner", "run_incdec"]
+__all__ = ["LEARNERS", "make_learner", "run_incdec"]
+
+#: Registry name -> estimator class; every one takes ``n_survived`` and ``fit(X, y, cstage=...)``.
+LEARNERS: dict[str, type] = {"opid": OPID, "opide": OPIDe, "svm": SVM, "svm-s": SVMs, "svm-a": SVMa}
 
 
 def make_learner(name: str, n_survived: int, seed: int | None = None, **params: Any) -> Any:
@@ -22,8 +27,6 @@ def make_learner(name: str, n_survived: int, seed: int | None = None, **params: 
     >>> make_learner("svm-s", n_survived=3, seed=1, cv=3)
     SVMs(cv=3, n_survived=3, seed=1)
     """
-    from evofeat.onepass import LEARNERS
-
     if name not in LEARNERS:
         raise InputError(
             f"unknown learner {name!r}", expected=", ".join(sorted(LEARNERS)), received=repr(name)

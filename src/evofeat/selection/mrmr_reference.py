@@ -16,7 +16,7 @@ Its conventions, which a textbook restatement of mRMR leaves open, are:
   I(f; s)`` (MID) or ``I(f; c) / (mean_s I(f; s) + 1e-4)`` (MIQ).
 
 :func:`peng_mrmr` follows those rules in NumPy (and is checked against
-``pymrmr`` in ``tests/test_mrmr_reference.py`` where ``pymrmr`` is installed).
+``pymrmr`` in ``tests/selection/test_mrmr_reference.py`` where ``pymrmr`` is installed).
 """
 
 from __future__ import annotations

@@ -145,7 +145,7 @@ class OSFS(StreamingSelector):
             # An older member survived every set without the newcomer when it was last
             # checked (the data do not change and the pool only lost members since), so
             # only the sets that contain the newcomer can change its verdict: OSFS gives
-            # the same selection as re-testing every set (tests/test_selection.py checks).
+            # the same selection as re-testing every set (tests/selection/test_selectors.py checks).
             require = None if member == j else j
             if self._independent(member, pool, require):
                 self.selected_.remove(member)

@@ -1,5 +1,6 @@
 """Streams whose visible features change: the array form and the scenario simulators."""
 
+from evofeat.base.stream import Chunk, Stream
 from evofeat.streams.csv_stream import CsvStream, csv_path
 from evofeat.streams.feature_stream import FeatureStream, Selection, feature_stream, run_selector
 from evofeat.streams.incdec import IncDec, incdec, split_sizes
@@ -7,7 +8,6 @@ from evofeat.streams.jsonl import JsonlStream, jsonl_path
 from evofeat.streams.libsvm_stream import LibsvmStream, libsvm_path
 from evofeat.streams.permutations import load_permutations, permutation
 from evofeat.streams.scenarios import evolvable, full, haphazard, trapezoidal, trapezoidal_schedule
-from evofeat.streams.stream import Chunk, Stream
 
 __all__ = [
     "Chunk",

@@ -31,6 +31,7 @@ from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex, sort_names
+from evofeat.base.stream import Chunk
 from evofeat.datasets import textio
 from evofeat.datasets.encode import (
     CATEGORICAL_MODES,
@@ -65,7 +66,6 @@ from evofeat.datasets.readers import (
 )
 from evofeat.datasets.textio import iter_blocks, open_binary
 from evofeat.streams.libsvm_stream import _MAX_CLASSES, user_file
-from evofeat.streams.stream import Chunk
 
 __all__ = ["CSV_SUFFIXES", "DEFAULT_BLOCK_BYTES", "MAX_LEVELS", "CsvStream", "csv_path"]
 

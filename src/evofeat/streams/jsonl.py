@@ -33,10 +33,10 @@ import scipy.sparse as sp
 
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex
+from evofeat.base.stream import Chunk
 from evofeat.datasets.errors import DataFormatError
 from evofeat.datasets.textio import iter_blocks, open_binary, short
 from evofeat.streams.libsvm_stream import _MAX_CLASSES, LabelCoding, infer_task
-from evofeat.streams.stream import Chunk
 
 __all__ = ["JSONL_SUFFIXES", "LABEL_KEYS", "JsonlStream", "jsonl_path"]
 

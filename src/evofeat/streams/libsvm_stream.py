@@ -25,11 +25,11 @@ import numpy as np
 
 from evofeat.base.errors import InputError
 from evofeat.base.feature_index import FeatureIndex
+from evofeat.base.stream import Chunk
 from evofeat.datasets._libsvm_parse import remap_rows
 from evofeat.datasets.errors import DataFormatError
 from evofeat.datasets.readers import LibsvmArrays, libsvm_arrays, warn_zero_based
 from evofeat.datasets.textio import BZ2_MAGIC, GZIP_MAGIC, iter_blocks, open_binary, peek_stdin
-from evofeat.streams.stream import Chunk
 
 __all__ = ["DEFAULT_BLOCK_BYTES", "LIBSVM_SUFFIXES", "LibsvmStream", "libsvm_path", "stdin_format"]
 

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from evofeat.base.errors import InputError
-from evofeat.streams.stream import Stream
+from evofeat.base.stream import Stream
 
 __all__ = ["evolvable", "full", "haphazard", "trapezoidal", "trapezoidal_schedule"]
 
