@@ -19,7 +19,7 @@ from evofeat.evaluate import prequential
 from evofeat.registry import make
 from evofeat.streams import haphazard
 
-FILES = Path(__file__).parent / "data" / "haphazard_main_files"
+FILES = Path(__file__).parents[1] / "data" / "haphazard_main_files"
 CASES = json.loads((FILES / "main_scores.json").read_text())
 
 
