@@ -289,7 +289,9 @@ def test_selectors_select_exactly_as_saved(name: str, tmp_path: Path) -> None:
     np.testing.assert_array_equal(loaded.transform(df), sel.transform(df))
     assert loaded.get_feature_names_out().tolist() == sel.get_feature_names_out().tolist()
     np.testing.assert_array_equal(loaded.relevance_, sel.relevance_)
-    loaded.add_feature(X[:, 0])  # it reads further columns (tests/io/test_selector_continues_after_load.py)
+    loaded.add_feature(
+        X[:, 0]
+    )  # it reads further columns (tests/io/test_selector_continues_after_load.py)
     assert loaded.n_features_in_ == 11
     refit = loaded.fit(X[:, :4], y)  # fitting again is allowed and forgets the file
     assert refit.get_support().shape == (4,)
