@@ -9,7 +9,7 @@ choose when it is built; an off-paper variant is another choice of parts:
 - the step rule: the paper's ``tau`` along ``y x`` (Alg. 2: PA, PA-I, PA-II,
   or the perceptron's 1); not the paper's: AdaGrad's per-coordinate step
   (``adagrad``) or ``tau`` in AdaGrad's metric (``metric_tau``);
-- the constraint: the L1 ball as one scale factor (:func:`ball_scale`);
+- the constraint: the L1 ball as one scale factor (:func:`l1ball_scale`, ``_core/ball.pxd``);
 - the truncation (Alg. 3): the largest ``|w|``, a random subset (Knuth's
   Algorithm S) or all.
 
@@ -26,6 +26,7 @@ from libc.math cimport INFINITY, fabs, floor, isfinite, sqrt
 from libc.stdint cimport int64_t, uint64_t
 
 from evofeat._core.adaptive cimport adagrad_step
+from evofeat._core.ball cimport ball_scale
 from evofeat._core.bias cimport bias_adagrad, bias_add, bias_score, bias_sq
 from evofeat._core.core cimport Core
 from evofeat._core.losses cimport PA_I_TAU, PA_II_TAU, PA_TAU, epsilon_insensitive, hinge, pa_tau
@@ -108,13 +109,10 @@ cdef inline bint suffers(int rule, double loss, double margin) noexcept nogil:
     return loss > 0.0
 
 
-cdef inline bint ball_scale(double* scale, double l1, double radius) noexcept nogil:
+cdef inline bint l1ball_scale(double* scale, double l1, double radius) noexcept nogil:
     """The L1 ball as a scale factor: ``w <- min(1, radius / ||w||_1) w`` for ``l1 = ||w||_1``;
     True when the scale got so small that it must be folded into the weights."""
-    if l1 > radius:
-        scale[0] *= radius / l1
-        return scale[0] < TINY_SCALE
-    return False
+    return ball_scale(scale, l1, radius) and scale[0] < TINY_SCALE
 
 
 # ---------------------------------------------------------------------------------- the losses
@@ -334,7 +332,7 @@ cdef class STSDCore(Core):
     cdef void sparsify(self) noexcept:
         """Scale onto the L1 ball (Alg. 1) and truncate to the budget (Alg. 3)."""
         cdef WeightVector wv = self.wv()
-        if ball_scale(&self.scale, self.scale * self.l1, self.ball):
+        if l1ball_scale(&self.scale, self.scale * self.l1, self.ball):
             wv_fold_l1(&wv, &self.l1)
         self.truncate(self, budget_limit(self.select, self.budget, self.dim, self.original))
         if self.hsize == 0:
@@ -488,7 +486,7 @@ cdef class STSDMulticlassCore(Core):
                 self.row_norm(j)
                 self.l1 += self.g[j] - old
                 topk_touch(&self.heap[0], &self.pos[0], &self.hsize, &self.g[0], j)
-        if ball_scale(&self.scale, self.scale * self.l1, self.radius):
+        if l1ball_scale(&self.scale, self.scale * self.l1, self.radius):
             self.fold_scale()
         keep = budget_limit(KEEP_LARGEST, self.budget, self.dim, False)
         while self.hsize > keep:  # drop the features with the smallest weight rows
