@@ -4,12 +4,10 @@
 # is no constraint.
 from libc.math cimport sqrt
 
+from evofeat._core.ball cimport ball_scale
 from evofeat._core.safe cimport fmax0
 
 
 cdef inline void l2ball_project(double* scale, double sq_norm, double radius) noexcept nogil:
     """``scale *= radius / ||w||`` when ``||w|| = scale sqrt(sq_norm)`` exceeds ``radius``."""
-    cdef double s = scale[0]
-    cdef double norm = s * sqrt(fmax0(sq_norm, 0.0))
-    if norm > radius:
-        scale[0] = s * (radius / norm)
+    ball_scale(scale, scale[0] * sqrt(fmax0(sq_norm, 0.0)), radius)

@@ -111,7 +111,7 @@ cdef inline bint safe_axpy(double* w, double a, const int64_t* idx, const double
     cdef double v
     for k in range(n):
         v = w[idx[k]] + a * val[k]
-        if not fabs(v) <= MAX:
+        if not fabs(v) <= MAX:  # not saturate(v): a NaN becomes -MAX here, stays NaN there
             v = MAX if v > 0.0 else -MAX
         w[idx[k]] = v
     return True

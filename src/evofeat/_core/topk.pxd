@@ -8,16 +8,27 @@
 # evofeat._core.helpers wraps these functions for Python (the tests use them).
 # ``heap``: the columns of the support in heap order; ``pos``: each column's position in ``heap``
 # (-1 if absent, one entry per feature); ``hsize``: the support size. Nothing here allocates.
-from libc.math cimport fabs
+from libc.math cimport fabs, floor
 from libc.stdint cimport int64_t
+
+
+cdef inline int64_t budget_round(double budget, int64_t d) noexcept nogil:
+    """How many of ``d`` weights a fractional budget keeps, as the papers' MATLAB code counts it:
+    ``round(budget d)``, halves up (OFS clamps it to at least 1, STSD's original code does not)."""
+    return <int64_t> floor(budget * <double> d + 0.5)
+
+
+cdef inline bint key_before(double ka, int64_t a, double kb, int64_t b) noexcept nogil:
+    """The tie rule, written once: True if column ``a`` of key ``ka`` is evicted before column
+    ``b`` of key ``kb``: a smaller key, then the higher column (False if either key is NaN)."""
+    if ka != kb:
+        return ka < kb
+    return a > b
 
 
 cdef inline bint before(const double* w, int64_t a, int64_t b) noexcept nogil:
     """True if column ``a`` is evicted before column ``b``: smaller |w|, then higher column."""
-    cdef double wa = fabs(w[a]), wb = fabs(w[b])
-    if wa != wb:
-        return wa < wb
-    return a > b
+    return key_before(fabs(w[a]), a, fabs(w[b]), b)
 
 
 cdef inline void sift_up(int64_t* heap, int64_t* pos, const double* w, int64_t i) noexcept nogil:

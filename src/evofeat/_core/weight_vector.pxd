@@ -18,6 +18,7 @@
 #   wv_shrink(wv, f)         w *= f (f > 0); folds the scale into v before it underflows   O(1)
 #   wv_set(wv, c, x)         v[c] = x, keeping ||v||^2 and the heap               O(log support)
 #   wv_evict_min(wv)         v[c] = 0 for the column evicted next; returns it (-1: empty)
+#   wv_set_by, wv_evict_min_by: the same with the heap keyed on another array (OFS's ranks)
 #   wv_offer(wv, c, x, k)    a column outside the support asks for v[c] = x: it enters if the
 #                            support has fewer than k columns or |x| beats the heap's minimum
 #                            (which then leaves); returns whether it entered    O(log support)
@@ -26,7 +27,7 @@
 from libc.math cimport fabs
 from libc.stdint cimport int64_t
 
-from evofeat._core.topk cimport topk_pop, topk_rebuild, topk_remove, topk_touch
+from evofeat._core.topk cimport key_before, topk_pop, topk_rebuild, topk_remove, topk_touch
 
 cdef extern from *:
     """
@@ -76,21 +77,33 @@ cdef inline void wv_shrink(WeightVector* wv, double factor) noexcept nogil:
         wv_fold_to(wv, 1.0)
 
 
-cdef inline void wv_set(WeightVector* wv, int64_t c, double new) noexcept nogil:
-    """``v[c] = new``, keeping ``||v||^2`` and the heap up to date (O(log support))."""
+cdef inline void wv_set_by(WeightVector* wv, int64_t c, double new, const double* key) noexcept nogil:
+    """``v[c] = new``, keeping ``||v||^2`` and the heap keyed on ``|key|`` (``key[c]`` already
+    set) up to date (O(log support))."""
     cdef double old = wv.v[c]
     wv.v[c] = new
     wv.sq_norm[0] += new * new - old * old
-    topk_touch(wv.heap, wv.pos, wv.hsize, wv.v, c)
+    topk_touch(wv.heap, wv.pos, wv.hsize, key, c)
 
 
-cdef inline int64_t wv_evict_min(WeightVector* wv) noexcept nogil:
-    """Zero the entry evicted next (smallest ``|v|``, among equals the higher column); return it."""
-    cdef int64_t low = topk_pop(wv.heap, wv.pos, wv.hsize, wv.v)
+cdef inline void wv_set(WeightVector* wv, int64_t c, double new) noexcept nogil:
+    """``v[c] = new``, keeping ``||v||^2`` and the heap (keyed on ``|v|``) up to date."""
+    wv_set_by(wv, c, new, wv.v)
+
+
+cdef inline int64_t wv_evict_min_by(WeightVector* wv, const double* key) noexcept nogil:
+    """Zero the entry evicted next from the heap keyed on ``|key|`` (among equals the higher
+    column); return it (``key`` itself is left as it is)."""
+    cdef int64_t low = topk_pop(wv.heap, wv.pos, wv.hsize, key)
     if low >= 0:
         wv.sq_norm[0] -= wv.v[low] * wv.v[low]
         wv.v[low] = 0.0
     return low
+
+
+cdef inline int64_t wv_evict_min(WeightVector* wv) noexcept nogil:
+    """Zero the entry evicted next (smallest ``|v|``, among equals the higher column); return it."""
+    return wv_evict_min_by(wv, wv.v)
 
 
 cdef inline bint wv_offer(WeightVector* wv, int64_t c, double new, int64_t k) noexcept nogil:
@@ -100,14 +113,17 @@ cdef inline bint wv_offer(WeightVector* wv, int64_t c, double new, int64_t k) no
     equal and a lower column), which is evicted; so the support stays the ``k`` largest.
     (Evicting then inserting, not replacing the minimum in place: the heap's layout is the
     order in which :func:`wv_fold_to` sums ``||v||^2``, so it must stay the one the learners
-    have always had.)
+    have always had. For the same reason STSD's truncation, which adds a whole row and then
+    evicts the smallest until ``k`` remain, is not this: both keep the ``k`` largest under
+    the same tie rule, but the heaps end in other layouts and ``||v||^2`` (here) or ``l1``
+    (STSD) is summed in another order.)
     """
     cdef int64_t low
     if k <= 0:
         return False
     if wv.hsize[0] >= k:
         low = wv.heap[0]
-        if fabs(new) < fabs(wv.v[low]) or (fabs(new) == fabs(wv.v[low]) and c > low):
+        if key_before(fabs(new), c, fabs(wv.v[low]), low):
             return False
         wv_evict_min(wv)
     wv_set(wv, c, new)

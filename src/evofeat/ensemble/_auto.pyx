@@ -14,31 +14,24 @@ from libc.stdint cimport int64_t
 
 from evofeat._core.core cimport Core
 from evofeat._core.scaling cimport ScaledCore
-from evofeat._core.losses cimport softplus
+from evofeat._core.losses cimport LOSS_LOGISTIC, c_loss_value, exp_or_0, softplus_of
 from evofeat._core.safe cimport MAX, saturate, sign_label
 
 #: the fields of the mixture itself; each member's fields follow as ``m<i>_<name>``
 OWN = ("kinds", "log_weight", "member_loss", "loss", "t", "share")
 
 
-cdef inline double exp_or_0(double x) noexcept nogil:
-    """``exp(x)``; 0.0 below -750, where ``exp`` underflows to 0.0 anyway (without the libm's
-    slow underflow path)."""
-    return 0.0 if x < -750.0 else exp(x)
-
-
 cdef inline double log_loss(double s, double y) noexcept nogil:
     """``-ln sigmoid(y s) = ln(1 + exp(-y s))`` (stable), saturated."""
-    cdef double m = -y * s
-    return saturate(softplus(m, exp_or_0(-fabs(m))))
+    return saturate(c_loss_value(LOSS_LOGISTIC, s, y))
 
 
 cdef inline void log_losses(double s, double* plus, double* minus) noexcept nogil:
     """``log_loss(s, 1.0)`` and ``log_loss(s, -1.0)`` at once (the same ``exp`` and ``log1p``:
     the same bits as two calls)."""
-    cdef double l = log1p(exp_or_0(-fabs(s))), m = -s
-    plus[0] = saturate(m + l if m > 0.0 else l)
-    minus[0] = saturate(s + l if s > 0.0 else l)
+    cdef double l = log1p(exp_or_0(-fabs(s)))
+    plus[0] = saturate(softplus_of(-s, l))
+    minus[0] = saturate(softplus_of(s, l))
 
 
 cdef double log_sum_exp(const double* a, Py_ssize_t n) noexcept nogil:

@@ -14,18 +14,19 @@ parts; an update calls each part once a row. The weights are the one weight vect
 B columns in an indexed min-heap): a row costs O(nnz log B), never O(d).
 """
 
-from libc.math cimport INFINITY, fabs, floor, pow
+from libc.math cimport INFINITY, fabs, pow
 from libc.stdint cimport int8_t, int64_t, uint64_t
 
 from evofeat._core.adaptive cimport adagrad_step
 from evofeat._core.bias cimport bias_adagrad, bias_add, bias_score
 from evofeat._core.core cimport Core
 from evofeat._core.l2ball cimport l2ball_project
+from evofeat._core.losses cimport hinge
 from evofeat._core.rng cimport draw_uniform
 from evofeat._core.safe cimport dot, fmax0
-from evofeat._core.topk cimport topk_heapify, topk_pop, topk_touch
+from evofeat._core.topk cimport budget_round, key_before, topk_heapify
 from evofeat._core.weight_vector cimport (
-    WeightVector, weight_vector, wv_fold_to, wv_offer, wv_set, wv_shrink,
+    WeightVector, weight_vector, wv_evict_min_by, wv_fold_to, wv_offer, wv_set, wv_set_by, wv_shrink,
 )
 
 cdef double HUGE = 1e150  # a step larger than this in units of v is renormalised first
@@ -120,13 +121,8 @@ cdef class TopBRanked(TopB):
     cdef void set_ranked(self, OFSCore core, WeightVector* wv, int64_t c, double x) noexcept:
         """:func:`wv_set` with the heap keyed on ``rank``."""
         cdef double* rank = &core.rank[0]
-        cdef double old = wv.v[c]
         rank[c] = self.rank_of(core, c, x)
-        if rank[c] == 0.0:
-            x = 0.0
-        wv.v[c] = x
-        wv.sq_norm[0] += x * x - old * old
-        topk_touch(wv.heap, wv.pos, wv.hsize, rank, c)
+        wv_set_by(wv, c, x if rank[c] != 0.0 else 0.0, rank)
 
     cdef Py_ssize_t update(self, OFSCore core, WeightVector* wv, const int64_t* idx,
                            Py_ssize_t n, double* extra) noexcept:
@@ -148,11 +144,9 @@ cdef class TopBRanked(TopB):
                 continue
             if wv.hsize[0] >= core.B:
                 low = wv.heap[0]
-                if r < rank[low] or (r == rank[low] and c > low):
+                if key_before(r, c, rank[low], low):
                     continue
-                topk_pop(wv.heap, wv.pos, wv.hsize, rank)
-                wv.sq_norm[0] -= wv.v[low] * wv.v[low]
-                wv.v[low] = 0.0
+                wv_evict_min_by(wv, rank)
                 rank[low] = 0.0
             self.set_ranked(core, wv, c, x)
 
@@ -234,6 +228,8 @@ cdef class OFSCore(Core):
                              &self.scale, &self.sq_norm)
 
     cdef inline double label_of(self, double s) noexcept:
+        """+1 above 0, else -1; a score of 0 is 0 (always a mistake) with ``zero_is_mistake``.
+        (Not STSD's three-way sign: a NaN score is -1 here, 0 there.)"""
         if s > 0.0:
             return 1.0
         return 0.0 if (s == 0.0 and self.zero_is_mistake) else -1.0
@@ -252,7 +248,7 @@ cdef class OFSCore(Core):
         if self.budget_count >= 1:
             self.B = self.budget_count
         else:
-            b = <int64_t> floor(self.budget * <double> dim + 0.5)
+            b = budget_round(self.budget, dim)
             self.B = b if b > 1 else 1
         return 0
 
@@ -296,7 +292,7 @@ cdef class OFSCore(Core):
         self.shrink()
         if margin <= 1.0:
             self.update(idx, val, n, y, False)
-        return fmax0(0.0, 1.0 - margin)
+        return hinge(margin)
 
 
 cdef class PETrunCore(OFSCore):
@@ -564,4 +560,4 @@ cdef class OFSPCore(OFSCore):
             self.update(idx, val, n, y, True)  # the input 1 is observed with probability 1
         self.unmark()
         self.t += 1
-        return fmax0(0.0, 1.0 - margin)
+        return hinge(margin)

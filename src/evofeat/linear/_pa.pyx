@@ -6,12 +6,13 @@ from libc.stdint cimport int64_t
 
 from evofeat._core.bias cimport bias_add, bias_input, bias_score, bias_sq, bias_sq_scaled
 from evofeat._core.core cimport Core
+from evofeat._core.losses cimport PA_I_TAU, PA_II_TAU, PA_TAU, hinge, pa_tau
 from evofeat._core.safe cimport (
     MAX, NORMAL, exponent, fmax0, safe_axpy, safe_dot, saturate, sign_label, sq_norm,
 )
 
 #: ``mode`` codes
-PA_PLAIN, PA_I, PA_II = 0, 1, 2
+PA_PLAIN, PA_I, PA_II = PA_TAU, PA_I_TAU, PA_II_TAU
 
 
 cdef class PACore(Core):
@@ -36,29 +37,25 @@ cdef class PACore(Core):
         label[0] = sign_label(s)
         return s
 
-    cdef inline double step(self, double loss, double sq) noexcept:
-        """``tau`` (Crammer et al. 2006, Eq. 6-8)."""
-        if self.mode == 0:
-            return loss / sq
-        if self.mode == 1:
-            return min(self.C, loss / sq)
-        return loss / (sq + 1.0 / (2.0 * self.C))
-
     cdef inline double rescaled_step(self, double loss, int e, double sqs) noexcept:
-        """``tau 2^e``: the step on the row rescaled to ``x 2^-e`` (``sqs`` its squared norm)."""
+        """``tau 2^e``: the step on the row rescaled to ``x 2^-e`` (``sqs`` its squared norm).
+
+        Not :func:`pa_tau` on the rescaled row: each mode's formula is rearranged so that no
+        intermediate over- or underflows, which takes other operations in another order (STSD,
+        which has no such rescue, calls :func:`pa_tau` only)."""
         cdef double r
-        if self.mode == 2:
+        if self.mode == PA_II_TAU:
             if e > 0:
                 return ldexp(loss / (sqs + ldexp(1.0 / (2.0 * self.C), -2 * e)), -e)
             return loss * ldexp(1.0, e) / (ldexp(sqs, 2 * e) + 1.0 / (2.0 * self.C))
         r = loss / sqs
-        if self.mode == 1 and not ldexp(r, -2 * e) < self.C:
+        if self.mode == PA_I_TAU and not ldexp(r, -2 * e) < self.C:
             return ldexp(self.C, e)
         return ldexp(r, -e)
 
     cdef double learn(self, const int64_t* idx, const double* val, Py_ssize_t n,
                       double y, double score) noexcept:
-        cdef double loss = fmax0(0.0, 1.0 - y * score)
+        cdef double loss = hinge(y * score)
         if loss == 0.0:
             return 0.0
         cdef double* w = &self.w[0]
@@ -67,7 +64,7 @@ cdef class PACore(Core):
         if self.fit_intercept:
             sq = bias_sq(1, sq)
         if NORMAL <= sq <= MAX:
-            a = self.step(loss, sq) * y
+            a = pa_tau(self.mode, self.C, loss, sq) * y
             if safe_axpy(w, a, idx, val, n):
                 if self.fit_intercept:
                     bias_add(1, &self.intercept, a)

@@ -9,7 +9,7 @@ choose when it is built; an off-paper variant is another choice of parts:
 - the step rule: the paper's ``tau`` along ``y x`` (Alg. 2: PA, PA-I, PA-II,
   or the perceptron's 1); not the paper's: AdaGrad's per-coordinate step
   (``adagrad``) or ``tau`` in AdaGrad's metric (``metric_tau``);
-- the constraint: the L1 ball as one scale factor (:func:`ball_scale`);
+- the constraint: the L1 ball as one scale factor (:func:`l1ball_scale`, ``_core/ball.pxd``);
 - the truncation (Alg. 3): the largest ``|w|``, a random subset (Knuth's
   Algorithm S) or all.
 
@@ -26,11 +26,13 @@ from libc.math cimport INFINITY, fabs, floor, isfinite, sqrt
 from libc.stdint cimport int64_t, uint64_t
 
 from evofeat._core.adaptive cimport adagrad_step
+from evofeat._core.ball cimport ball_scale
 from evofeat._core.bias cimport bias_adagrad, bias_add, bias_score, bias_sq
 from evofeat._core.core cimport Core
+from evofeat._core.losses cimport PA_I_TAU, PA_II_TAU, PA_TAU, epsilon_insensitive, hinge, pa_tau
 from evofeat._core.rng cimport GOLDEN, next_uniform
-from evofeat._core.safe cimport dot, fmax0, saturate, sq_norm
-from evofeat._core.topk cimport topk_pop, topk_rebuild, topk_touch
+from evofeat._core.safe cimport dot, saturate, sq_norm
+from evofeat._core.topk cimport budget_round, topk_pop, topk_rebuild, topk_touch
 from evofeat._core.weight_vector cimport (
     WeightVector, weight_vector, wv_add_l1, wv_evict_min_l1, wv_fold_l1, wv_zero_l1,
 )
@@ -38,9 +40,9 @@ from evofeat._core.weight_vector cimport (
 import numpy as np
 
 cdef enum:
-    STEP_PA = 0  # tau = l / ||x||^2
-    STEP_PA_I = 1  # min(C, l / ||x||^2)
-    STEP_PA_II = 2  # l / (||x||^2 + 1 / (2C))
+    STEP_PA = PA_TAU  # tau = l / ||x||^2
+    STEP_PA_I = PA_I_TAU  # min(C, l / ||x||^2)
+    STEP_PA_II = PA_II_TAU  # l / (||x||^2 + 1 / (2C))
     STEP_PERCEPTRON = 3  # 1, on mistakes
     KEEP_LARGEST = 0
     KEEP_ALL = 1
@@ -68,18 +70,13 @@ ctypedef void (*StepRule)(STSDCore s, const int64_t* idx, const double* val, Py_
 ctypedef void (*Truncation)(STSDCore s, int64_t k) noexcept
 
 
-cdef inline double fmin0(double a, double b) noexcept nogil:
-    """Python's ``min(a, b)``: ``b`` only when it is smaller."""
-    return b if b < a else a
-
-
 cdef inline int64_t budget_limit(int select, double budget, int64_t d, bint original) noexcept nogil:
     """How many weights truncation keeps at dimension ``d`` (Alg. 3; the original code rounds)."""
     cdef int64_t k
     if select == KEEP_ALL:
         return d
     if original:
-        return <int64_t> floor(budget * <double> d + 0.5)  # MATLAB round (halves up), no minimum
+        return budget_round(budget, d)  # no minimum
     k = <int64_t> floor(budget * <double> d + 1e-9)  # floor(B d), tolerant of 0.29 * 100
     return k if k > 1 else 1
 
@@ -93,11 +90,7 @@ cdef inline double step_size(int rule, double C, double loss, double sq) noexcep
     """``tau`` of Alg. 2 (Eq. 5, 7, 8) from the loss and ``sq = ||x||^2``; 1 for the perceptron."""
     if rule == STEP_PERCEPTRON:
         return 1.0
-    if rule == STEP_PA:
-        return loss / sq
-    if rule == STEP_PA_I:
-        return fmin0(C, loss / sq)
-    return loss / (sq + 1.0 / (2.0 * C))
+    return pa_tau(rule, C, loss, sq)
 
 
 cdef inline double code_step_size(int rule, double C, double loss, double sq,
@@ -109,32 +102,30 @@ cdef inline double code_step_size(int rule, double C, double loss, double sq,
 
 
 cdef inline bint suffers(int rule, double loss, double margin) noexcept nogil:
-    """Whether the round steps: a positive loss (Alg. 1), a mistake for the perceptron."""
+    """Whether the round steps: a positive loss (Alg. 1), a mistake for the perceptron
+    (``margin <= 0``: unlike the perceptron cores' ``not margin > 0``, a NaN margin is none)."""
     if rule == STEP_PERCEPTRON:
         return margin <= 0.0
     return loss > 0.0
 
 
-cdef inline bint ball_scale(double* scale, double l1, double radius) noexcept nogil:
+cdef inline bint l1ball_scale(double* scale, double l1, double radius) noexcept nogil:
     """The L1 ball as a scale factor: ``w <- min(1, radius / ||w||_1) w`` for ``l1 = ||w||_1``;
     True when the scale got so small that it must be folded into the weights."""
-    if l1 > radius:
-        scale[0] *= radius / l1
-        return scale[0] < TINY_SCALE
-    return False
+    return ball_scale(scale, l1, radius) and scale[0] < TINY_SCALE
 
 
 # ---------------------------------------------------------------------------------- the losses
-cdef double hinge(STSDCore s, double y, double f, double* direction) noexcept:
-    """``max(0, 1 - y f)``, stepping along ``y``."""
+cdef double loss_hinge(STSDCore s, double y, double f, double* direction) noexcept:
+    """The hinge ``max(0, 1 - y f)``, stepping along ``y``."""
     direction[0] = y
-    return fmax0(0.0, 1.0 - y * f)
+    return hinge(y * f)
 
 
-cdef double epsilon_insensitive(STSDCore s, double y, double f, double* direction) noexcept:
+cdef double loss_epsilon_insensitive(STSDCore s, double y, double f, double* direction) noexcept:
     """``max(0, |y - f| - epsilon)`` (PA regression), stepping along the sign of ``y - f``."""
     direction[0] = 1.0 if y > f else -1.0
-    return fmax0(0.0, fabs(y - f) - s.epsilon)
+    return epsilon_insensitive(y, f, s.epsilon)
 
 
 # ----------------------------------------------------------------------------- the step rules
@@ -208,7 +199,10 @@ cdef void keep_all(STSDCore s, int64_t k) noexcept:
 
 
 cdef void keep_largest(STSDCore s, int64_t k) noexcept:
-    """Alg. 3: keep the ``k`` largest ``|w|`` (among equals the lower column)."""
+    """Alg. 3: keep the ``k`` largest ``|w|`` (among equals the lower column). The same set as
+    OFS's :func:`wv_offer` on the same union, but not its order of heap operations (here the
+    whole row enters, then the smallest leave), so not its heap layout or its sums: see
+    ``_core/weight_vector.pxd``."""
     cdef WeightVector wv = s.wv()
     while s.hsize > k:
         wv_evict_min_l1(&wv, &s.l1)
@@ -308,7 +302,7 @@ cdef class STSDCore(Core):
 
     def __init__(self, **fields):
         Core.__init__(self, **fields)
-        self.loss = epsilon_insensitive if self.regression else hinge
+        self.loss = loss_epsilon_insensitive if self.regression else loss_hinge
         self.step = (step_metric_tau if self.metric_tau else step_adagrad if self.adagrad
                      else step_tau)
         self.ball = self.radius if self.project else INFINITY
@@ -331,13 +325,14 @@ cdef class STSDCore(Core):
         if self.regression:
             label[0] = f
         else:
+            # the three-way sign (0 on a score of 0 or NaN), not OFS's label_of (-1 on NaN)
             label[0] = 1.0 if f > 0.0 else (-1.0 if f < 0.0 else 0.0)
         return f
 
     cdef void sparsify(self) noexcept:
         """Scale onto the L1 ball (Alg. 1) and truncate to the budget (Alg. 3)."""
         cdef WeightVector wv = self.wv()
-        if ball_scale(&self.scale, self.scale * self.l1, self.ball):
+        if l1ball_scale(&self.scale, self.scale * self.l1, self.ball):
             wv_fold_l1(&wv, &self.l1)
         self.truncate(self, budget_limit(self.select, self.budget, self.dim, self.original))
         if self.hsize == 0:
@@ -474,7 +469,7 @@ cdef class STSDMulticlassCore(Core):
         yc = <Py_ssize_t> y
         self.scores(idx, val, n)
         r = self.argmax(yc)
-        loss = fmax0(0.0, 1.0 - (self.f[yc] - self.f[r]))
+        loss = hinge(self.f[yc] - self.f[r])
         sq = bias_sq(self.fit_intercept, sq_norm(val, n))  # each class's input 1 counts
         if loss > 0.0 and 0.0 < sq and isfinite(sq):
             tau = step_size(self.rule, self.C, loss, 2.0 * sq)
@@ -491,7 +486,7 @@ cdef class STSDMulticlassCore(Core):
                 self.row_norm(j)
                 self.l1 += self.g[j] - old
                 topk_touch(&self.heap[0], &self.pos[0], &self.hsize, &self.g[0], j)
-        if ball_scale(&self.scale, self.scale * self.l1, self.radius):
+        if l1ball_scale(&self.scale, self.scale * self.l1, self.radius):
             self.fold_scale()
         keep = budget_limit(KEEP_LARGEST, self.budget, self.dim, False)
         while self.hsize > keep:  # drop the features with the smallest weight rows
