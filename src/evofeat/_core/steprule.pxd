@@ -1,3 +1,4 @@
+# cython: cdivision=True
 # The step rules of the gradient learners, written once: OGD (the paper's ``lr / sqrt(t)``), diagonal AdaGrad (Duchi et
 # al. 2011), FTRL-Proximal (McMahan et al. 2013, Algorithm 1) and NAG (Ross, Mineiro, Langford 2013, Algorithm 2).
 #
