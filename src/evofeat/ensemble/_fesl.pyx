@@ -12,14 +12,14 @@ from libc.math cimport exp, fabs, ldexp, log, log1p, sqrt
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
 
-from evofeat._core.adaptive cimport nag_rescaled
+from evofeat._core.adaptive cimport ftrl_weight, nag_rescaled
 from evofeat._core.bias cimport bias_score
 from evofeat._core.core cimport Core
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
 from evofeat._core.rng cimport GOLDEN, peek_uniform
 from evofeat._core.steprule cimport (
-    NAG_RULE, OGD_RULE, StepRule, ogd_rate, rule_apply, rule_bias, rule_delta, rule_deltas, rule_make,
-    rule_row,
+    FTRL_RULE, NAG_RULE, OGD_RULE, StepRule, ogd_rate, rule_apply, rule_bias, rule_delta, rule_deltas,
+    rule_make, rule_row, step_add,
 )
 from evofeat._core.safe cimport (
     MAX, NORMAL, exponent, fmax0, safe_axpy, safe_dot, safe_dotn, saturate, sign_label, unscale,
@@ -521,8 +521,12 @@ cdef class FESLCore(Core):
         cdef double q = 0.0, d
         cdef int e
         cdef double* w = &self.w[0]
+        cdef const int64_t* space = &self.space[0]
         if r.kind != OGD_RULE and not (fabs(slope) <= MAX and self.grow_xs(n)):
             return  # a step that is not finite, or no memory: no step
+        cdef double* xs = self.xs  # after grow_xs; locals: the stores through w cannot change them
+        cdef double* G
+        cdef double* z
         if r.kind == NAG_RULE:  # NAG rescales weights before its step: as a change of w (0 where none)
             for k in range(n):
                 j = idx[k]
@@ -538,17 +542,23 @@ cdef class FESLCore(Core):
                 e = self.project_exp(self.buf_p, self.n_p, cur, idx, val, n, self.q2)
                 for i in range(self.n_p):
                     self.v_p[i] = saturate(self.v_p[i] + unscale(q * self.q2[i], e))
-            for k in range(n):
-                if self.space[idx[k]] == cur:
-                    w[idx[k]] = rule_apply(r, w[idx[k]], q * val[k], 0.0, 0.0)
+            for k in range(n):  # OGD keeps w: rule_apply is step_add
+                if space[idx[k]] == cur:
+                    w[idx[k]] = step_add(w[idx[k]], q * val[k])
         else:
-            rule_deltas(r, self.xs, idx, val, n, w, &self.G[0], &self.z[0], &self.s[0], slope, q,
-                        &self.space[0], cur)
-            self.track_vp(idx, self.xs, n)
-            for k in range(n):
-                j = idx[k]
-                if self.space[j] == cur:
-                    w[j] = rule_apply(r, w[j], self.xs[k], self.z[j], self.G[j])
+            G, z = &self.G[0], &self.z[0]
+            rule_deltas(r, xs, idx, val, n, w, G, z, &self.s[0], slope, q, space, cur)
+            self.track_vp(idx, xs, n)
+            if r.kind == FTRL_RULE:  # rule_apply's choice made once for the row
+                for k in range(n):
+                    j = idx[k]
+                    if space[j] == cur:
+                        w[j] = ftrl_weight(z[j], G[j], r.lr, r.beta, r.l1, r.l2)
+            else:
+                for k in range(n):
+                    j = idx[k]
+                    if space[j] == cur:
+                        w[j] = step_add(w[j], xs[k])
         if self.fit_intercept:  # the input 1: the gradient is the slope, with the bias's own state
             br = rule_bias(r, r.lr)
             d = rule_delta(&br, &self.intercept_G, &self.intercept_z, 1.0, self.intercept, 1.0, slope, q)
