@@ -26,7 +26,8 @@ from evofeat._core.rng cimport draw_uniform
 from evofeat._core.safe cimport dot, fmax0
 from evofeat._core.topk cimport budget_round, key_before, topk_heapify
 from evofeat._core.weight_vector cimport (
-    WeightVector, weight_vector, wv_evict_min_by, wv_fold_to, wv_offer, wv_set, wv_set_by, wv_shrink,
+    WV_TINY_SCALE, WeightVector, weight_vector, wv_evict_min_by, wv_fold_to, wv_offer, wv_set, wv_set_by,
+    wv_shrink,
 )
 
 cdef double HUGE = 1e150  # a step larger than this in units of v is renormalised first
@@ -279,9 +280,13 @@ cdef class OFSCore(Core):
 
     cdef void shrink(self) noexcept:
         """The decay ``w *= 1 - lr l2``."""
-        cdef WeightVector wv = self.weights()
+        cdef WeightVector wv
         cdef double folded = self.scale * (1.0 - self.lr * self.l2)
-        wv_shrink(&wv, 1.0 - self.lr * self.l2)
+        if folded < WV_TINY_SCALE:  # wv_shrink folds: the vector is built only then
+            wv = self.weights()
+            wv_shrink(&wv, 1.0 - self.lr * self.l2)
+        else:
+            self.scale = folded  # wv_shrink's scale *= factor, and no fold
         if self.scale != folded:
             self.truncation.refold(self)
 
