@@ -331,33 +331,53 @@ cdef inline Py_ssize_t _dense_row(const Segment* seg, Scratch* buf, const double
     return m
 
 
-cdef inline Py_ssize_t _sparse_row(const Segment* seg, Scratch* buf, Py_ssize_t i,
-                                   const int64_t* indices, const double* data, int64_t a,
-                                   int64_t b, const int64_t* col_map, bint internal,
-                                   int64_t bound) except -1:
-    """Row ``i``'s visible CSR entries ``a:b`` into the scratch's ``idx`` / ``val``, by internal
-    column, sorted (a column out of ``bound`` or stored twice raises); returns their number."""
+cdef inline Py_ssize_t _copy_entries(const Segment* seg, Scratch* buf, Py_ssize_t i,
+                                     const int64_t* indices, const double* data, int64_t a,
+                                     int64_t b, const int64_t* col_map, bint full, bint internal,
+                                     int64_t bound, bint* sorted_row) except -1:
+    """:func:`_sparse_row`'s copy of the entries, written once; each call passes ``full`` and
+    ``internal`` as constants, so the compiler drops their tests from the loop."""
     cdef Py_ssize_t j, m = 0
     cdef int64_t c, ic, last = -1, k = seg.k
-    cdef bint sorted_row = True, full = seg.full
+    cdef bint unsorted = False
     cdef const int64_t* stamp = buf.stamp
     cdef int64_t* bi = buf.idx
     cdef double* bv = buf.val
     for j in range(a, b):
         c = indices[j]
-        if <uint64_t> c >= <uint64_t> bound:  # a negative c too
+        if <uint64_t> c >= <uint64_t> bound:  # a negative c too; before c indexes anything
             _bad_row(i, &indices[j], 1, bound)
         if not full and stamp[c] != k:
             continue
         ic = c if internal else col_map[c]
         bi[m] = ic
         bv[m] = data[j]
-        sorted_row = sorted_row and ic > last
+        unsorted |= ic <= last
         last = ic
         m += 1
+    sorted_row[0] = not unsorted
+    return m
+
+
+cdef inline Py_ssize_t _sparse_row(const Segment* seg, Scratch* buf, Py_ssize_t i,
+                                   const int64_t* indices, const double* data, int64_t a,
+                                   int64_t b, const int64_t* col_map, bint internal,
+                                   int64_t bound) except -1:
+    """Row ``i``'s visible CSR entries ``a:b`` into the scratch's ``idx`` / ``val``, by internal
+    column, sorted (a column out of ``bound`` or stored twice raises); returns their number."""
+    cdef Py_ssize_t m
+    cdef bint sorted_row
+    if not seg.full:
+        m = _copy_entries(seg, buf, i, indices, data, a, b, col_map, False, internal, bound,
+                          &sorted_row)
+    elif internal:
+        m = _copy_entries(seg, buf, i, indices, data, a, b, col_map, True, True, bound, &sorted_row)
+    else:
+        m = _copy_entries(seg, buf, i, indices, data, a, b, col_map, True, False, bound,
+                          &sorted_row)
     if not sorted_row:
-        _sort_pairs(bi, bv, m)
-        _bad_row(i, bi, m, INT64_MAX)  # a column stored twice
+        _sort_pairs(buf.idx, buf.val, m)
+        _bad_row(i, buf.idx, m, INT64_MAX)  # a column stored twice
     return m
 
 
