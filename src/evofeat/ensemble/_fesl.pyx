@@ -27,8 +27,12 @@ from evofeat._core.safe cimport (
 
 #: loss codes
 LOGISTIC, SQUARE = 0, 1
-#: method codes
-NOGD, ROGD_U, ROGD_F, FESL_C, FESL_S = 0, 1, 2, 3, 4
+cdef enum:  # method codes (C constants: a Python global would be looked up on every row)
+    NOGD = 0
+    ROGD_U = 1
+    ROGD_F = 2
+    FESL_C = 3
+    FESL_S = 4
 #: an overlap row whose largest value lies outside [SMALL, BIG] is stored rescaled.
 cdef double BIG = 2.0 ** 100
 cdef double SMALL = 2.0 ** -100
