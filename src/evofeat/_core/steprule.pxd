@@ -30,11 +30,6 @@ cdef struct StepRule:
     double t, N  # NAG: rows stepped and their sum of x_i^2 / s_i^2
 
 
-cdef inline double ogd_rate(double lr, double clock) noexcept nogil:
-    """OGD's step size ``lr / sqrt(t)`` at round ``t = clock``."""
-    return lr / sqrt(clock)
-
-
 cdef inline StepRule rule_make(int kind, double lr, double eps, double beta, double l1,
                                double l2) noexcept nogil:
     """A rule with no rows counted."""
@@ -66,7 +61,7 @@ cdef inline bint rule_row(StepRule* r, double clock, double slope, const int64_t
     cdef int64_t j
     cdef double a, x, nx = 0.0
     if r.kind == OGD_RULE:
-        q[0] = -ogd_rate(r.lr, clock) * slope
+        q[0] = -(r.lr / sqrt(clock)) * slope
         return fabs(q[0]) <= MAX
     if not fabs(slope) <= MAX:
         return False

@@ -14,7 +14,7 @@ from libc.stdint cimport int64_t
 
 from evofeat._core.core cimport Core
 from evofeat._core.scaling cimport ScaledCore
-from evofeat._core.losses cimport LOSS_LOGISTIC, c_loss_value, exp_or_0, softplus_of
+from evofeat._core.losses cimport exp_or_0, softplus, softplus_of
 from evofeat._core.safe cimport MAX, saturate, sign_label
 
 #: the fields of the mixture itself; each member's fields follow as ``m<i>_<name>``
@@ -22,8 +22,10 @@ OWN = ("kinds", "log_weight", "member_loss", "loss", "t", "share")
 
 
 cdef inline double log_loss(double s, double y) noexcept nogil:
-    """``-ln sigmoid(y s) = ln(1 + exp(-y s))`` (stable), saturated."""
-    return saturate(c_loss_value(LOSS_LOGISTIC, s, y))
+    """``-ln sigmoid(y s) = ln(1 + exp(-y s))`` (stable), saturated: ``c_loss_value``'s
+    logistic loss with :func:`exp_or_0` for ``exp`` (the same bits)."""
+    cdef double m = -y * s
+    return saturate(softplus(m, exp_or_0(-fabs(m))))
 
 
 cdef inline void log_losses(double s, double* plus, double* minus) noexcept nogil:

@@ -18,8 +18,8 @@ from evofeat._core.core cimport Core
 from evofeat._core.losses cimport c_loss_slope, c_loss_value, label_of
 from evofeat._core.rng cimport GOLDEN, peek_uniform
 from evofeat._core.steprule cimport (
-    FTRL_RULE, NAG_RULE, OGD_RULE, StepRule, ogd_rate, rule_apply, rule_bias, rule_delta, rule_deltas,
-    rule_make, rule_row, step_add,
+    FTRL_RULE, NAG_RULE, OGD_RULE, StepRule, rule_apply, rule_bias, rule_delta, rule_deltas, rule_make,
+    rule_row, step_add,
 )
 from evofeat._core.safe cimport (
     MAX, NORMAL, exponent, fmax0, safe_axpy, safe_dot, safe_dotn, saturate, sign_label, unscale,
@@ -614,7 +614,9 @@ cdef class FESLCore(Core):
         self.t += 1
         if self.v_cur == 1 and self.v_next == 1 and self.n_p < self.buf_p.shape[1]:
             self.collect(idx, val, n)
-        tau = ogd_rate(self.rule.lr, <double> self.t)
+        # OGD's rate, as steprule.pxd's rule_row has it (not a shared inline function: that moved
+        # rule_row's zero-division check and changed the OGD learners' machine code)
+        tau = self.rule.lr / sqrt(<double> self.t)
         if self.switches == 0:
             f = self.score_new(idx, val, n)
             self.step_model(<double> self.t, c_loss_slope(kind, f, y), idx, val, n)
