@@ -614,8 +614,9 @@ cdef class FESLCore(Core):
         self.t += 1
         if self.v_cur == 1 and self.v_next == 1 and self.n_p < self.buf_p.shape[1]:
             self.collect(idx, val, n)
-        # OGD's rate, as steprule.pxd's rule_row has it (not a shared inline function: that moved
-        # rule_row's zero-division check and changed the OGD learners' machine code)
+        # OGD's rate, as steprule.pxd's rule_row has it (written twice: a shared inline was tried while
+        # steprule.pxd still had Cython's zero-division checks, and changed the OGD learners' machine
+        # code; with cdivision on there since, it could be shared, not yet re-checked)
         tau = self.rule.lr / sqrt(<double> self.t)
         if self.switches == 0:
             f = self.score_new(idx, val, n)
