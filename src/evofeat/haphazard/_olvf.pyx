@@ -61,8 +61,7 @@ cdef class OLVFCore(Core):
                         double* label) noexcept:
         # the classifier projected on the row's shared features (an unseen feature's weight is 0)
         cdef double s = safe_dot(&self.w[0], idx, val, n)
-        if self.fit_intercept:
-            s = bias_score(1, self.intercept, s)
+        s = bias_score(self.fit_intercept, self.intercept, s)
         label[0] = sign_label(s)
         return s
 
@@ -172,8 +171,7 @@ cdef class OLVFCore(Core):
         cdef double sq = 0.0, tau
         for k in range(n):
             sq += val[k] * val[k]
-        if self.fit_intercept:
-            sq = bias_sq(1, sq)
+        sq = bias_sq(self.fit_intercept, sq)
         if self.rule == RULE_PACKAGE:
             tau = min(self.C, loss / (sq + EPS))
         else:
@@ -186,8 +184,7 @@ cdef class OLVFCore(Core):
                 w[j] = px * tau * y * val[k]
                 seen[j] = 1.0
                 self.n_seen += 1
-        if self.fit_intercept:
-            bias_add(1, &self.intercept, pw * tau * y)
+        bias_add(self.fit_intercept, &self.intercept, pw * tau * y)
         # steps 4-5: the projection and the sparsity step of both classifiers
         self.shrink()
         if self.B < 1.0:
